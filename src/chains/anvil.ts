@@ -1,0 +1,90 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+/** A running local anvil node. */
+export interface AnvilNode {
+  rpcUrl: string;
+  port: number;
+  chainId: number;
+  stop(): Promise<void>;
+}
+
+export interface AnvilOptions {
+  chainId: number;
+  /** 0 picks a free port. */
+  port?: number;
+  /** Seconds between blocks; omitted means a block per transaction (automine). */
+  blockTime?: number;
+  /** File the chain state is loaded from and dumped to, so a restart keeps contracts and balances. */
+  stateFile?: string;
+  /** Extra CLI arguments, e.g. `['--code-size-limit', '100000']`. */
+  args?: string[];
+}
+
+const STARTUP_TIMEOUT_MS = 20_000;
+
+function anvilBinary(): string {
+  const require = createRequire(import.meta.url);
+  // The platform package ships the real binary; the wrapper's bin.mjs only re-spawns it.
+  const pkg = `@foundry-rs/anvil-${process.platform}-${process.arch === 'x64' ? 'amd64' : process.arch}`;
+  const dir = path.dirname(require.resolve(`${pkg}/package.json`));
+  return path.join(dir, 'bin', 'anvil');
+}
+
+/**
+ * Starts anvil from the `@foundry-rs/anvil` npm package and resolves once it listens.
+ * The process is killed when the parent exits, so a crashed test run leaves no node behind.
+ */
+export async function startAnvil(options: AnvilOptions): Promise<AnvilNode> {
+  const args = ['--port', String(options.port ?? 0), '--chain-id', String(options.chainId), '--host', '127.0.0.1'];
+  if (options.blockTime !== undefined) args.push('--block-time', String(options.blockTime));
+  if (options.stateFile) args.push('--state', options.stateFile, '--state-interval', '5');
+  args.push(...(options.args ?? []));
+  const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+
+  const port = await new Promise<number>((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`anvil did not start within ${STARTUP_TIMEOUT_MS} ms: ${output.slice(-500)}`));
+    }, STARTUP_TIMEOUT_MS);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /Listening on [\d.]+:(\d+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`anvil exited with code ${code}: ${output.slice(-500)}`));
+    });
+  });
+  // Keep draining output so a chatty node never blocks on a full pipe.
+  child.stdout!.resume();
+  child.stderr!.resume();
+
+  return {
+    rpcUrl: `http://127.0.0.1:${port}`,
+    port,
+    chainId: options.chainId,
+    stop: () => stopChild(child, killOnExit),
+  };
+}
+
+async function stopChild(child: ChildProcess, killOnExit: () => void): Promise<void> {
+  process.removeListener('exit', killOnExit);
+  if (child.exitCode !== null) return;
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    // SIGINT lets anvil dump --state before it exits.
+    child.kill('SIGINT');
+    setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
+  });
+}

@@ -1,0 +1,136 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { compareDecimal, isDecimalString, parseUnits } from '../money.ts';
+
+/**
+ * The network file: every chain the service talks to, its RPC endpoints, confirmation tiers, tokens
+ * and contract addresses. Parsed once at startup; a bad file stops the process with a message that
+ * names the offending entry.
+ */
+
+const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be 0x followed by 40 hex characters');
+const decimal = z.string().refine(isDecimalString, 'must be a decimal string such as "1000" or "0.5"');
+
+export const confirmationTierSchema = z.object({
+  /** Deposits strictly below this whole-unit amount use this tier; the last tier has no bound. */
+  below: decimal.optional(),
+  blocks: z.number().int().min(0).max(10_000),
+});
+
+export const tokenSchema = z.object({
+  symbol: z.string().regex(/^[A-Za-z0-9.]{1,16}$/),
+  /** Token contract; on `tron` the 0x form of the TRC-20 contract address. */
+  address: evmAddress,
+  decimals: z.number().int().min(0).max(36),
+  /** Fixed fee per standing-address deposit, whole units (D8). */
+  depositFee: decimal.default('0'),
+});
+
+export const networkSchema = z
+  .object({
+    id: z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'lowercase letters, digits, - or _'),
+    kind: z.enum(['evm', 'tron']),
+    /** EVM chain id; on `tron` the value the TVM returns for `block.chainid`. */
+    chainId: z.number().int().positive(),
+    /** Tried in order; a failing endpoint is skipped until it recovers. */
+    rpcUrls: z.array(z.url()).min(1),
+    /** Amount tiers, smallest bound first; the last must have no `below`. */
+    confirmations: z.array(confirmationTierSchema).min(1).default([
+      { below: '1000', blocks: 3 },
+      { below: '10000', blocks: 12 },
+      { blocks: 30 },
+    ]),
+    tokens: z.array(tokenSchema).default([]),
+    contracts: z
+      .object({
+        paymentRouter: evmAddress.optional(),
+        payoutRouter: evmAddress.optional(),
+        batchPayoutRouter: evmAddress.optional(),
+        forwarderFactory: evmAddress.optional(),
+        multicall3: evmAddress.optional(),
+      })
+      .default({}),
+    /** Where standing-address sweep fees go (D8). */
+    feeWallet: evmAddress.optional(),
+    /** Private key of the relayer hot wallet that pays gas for payouts and sweeps (D7). */
+    relayerPrivateKey: z.string().regex(/^0x[0-9a-fA-F]{64}$/).optional(),
+    /** How often the listener polls for new blocks. */
+    pollIntervalMs: z.number().int().min(50).default(2_000),
+  })
+  .superRefine((network, ctx) => {
+    const tiers = network.confirmations;
+    tiers.forEach((tier, i) => {
+      const last = i === tiers.length - 1;
+      if (last !== (tier.below === undefined)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['confirmations', i],
+          message: last ? 'the last tier must have no "below"' : 'every tier but the last needs "below"',
+        });
+      }
+      const prev = tiers[i - 1]?.below;
+      if (prev !== undefined && tier.below !== undefined && compareDecimal(prev, tier.below) >= 0) {
+        ctx.addIssue({ code: 'custom', path: ['confirmations', i], message: 'tiers must be in ascending order' });
+      }
+    });
+    const symbols = new Set<string>();
+    network.tokens.forEach((token, i) => {
+      if (symbols.has(token.symbol)) {
+        ctx.addIssue({ code: 'custom', path: ['tokens', i, 'symbol'], message: `duplicate token ${token.symbol}` });
+      }
+      symbols.add(token.symbol);
+      try {
+        parseUnits(token.depositFee, token.decimals);
+      } catch {
+        ctx.addIssue({ code: 'custom', path: ['tokens', i, 'depositFee'], message: 'too many fractional digits' });
+      }
+    });
+  });
+
+export const networkFileSchema = z
+  .object({ networks: z.array(networkSchema).min(1) })
+  .superRefine((file, ctx) => {
+    const ids = new Set<string>();
+    file.networks.forEach((n, i) => {
+      if (ids.has(n.id)) ctx.addIssue({ code: 'custom', path: ['networks', i, 'id'], message: `duplicate ${n.id}` });
+      ids.add(n.id);
+    });
+  });
+
+export type ConfirmationTier = z.infer<typeof confirmationTierSchema>;
+export type TokenConfig = z.infer<typeof tokenSchema>;
+export type NetworkConfig = z.infer<typeof networkSchema>;
+export type NetworkFile = z.infer<typeof networkFileSchema>;
+
+/** Parses and validates a network file's JSON; errors name the path of every bad entry. */
+export function parseNetworkFile(json: unknown, source = 'network file'): NetworkFile {
+  const result = networkFileSchema.safeParse(json);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${i.path.join('.') || '(root)'}: ${i.message}`);
+    throw new Error(`Invalid ${source}:\n${lines.join('\n')}`);
+  }
+  return result.data;
+}
+
+export function loadNetworkFile(file: string): NetworkFile {
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new Error(`Cannot read network file ${file}: ${(error as Error).message}`);
+  }
+  return parseNetworkFile(json, `network file ${file}`);
+}
+
+/** Blocks a deposit of `amount` (whole units) must wait for on this network. */
+export function confirmationsFor(network: Pick<NetworkConfig, 'confirmations'>, amount: string): number {
+  for (const tier of network.confirmations) {
+    if (tier.below === undefined || compareDecimal(amount, tier.below) < 0) return tier.blocks;
+  }
+  return network.confirmations.at(-1)!.blocks;
+}
+
+/** Looks a token up by symbol (case-sensitive, as configured). */
+export function findToken(network: NetworkConfig, symbol: string): TokenConfig | undefined {
+  return network.tokens.find((t) => t.symbol === symbol);
+}
