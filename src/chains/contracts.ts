@@ -1,0 +1,90 @@
+/**
+ * Compiled contract artifacts (`contracts/artifacts/*.json`, produced by `npm run contracts:compile`)
+ * and a typed deploy helper on top of ethers.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import {
+  Contract,
+  ContractFactory,
+  type ContractRunner,
+  type InterfaceAbi,
+  type Overrides,
+  type Signer,
+} from 'ethers';
+
+/** Every contract we compile and ship an artifact for. */
+export type ContractName =
+  | 'TestToken'
+  | 'TetherToken'
+  | 'Multicall3'
+  | 'PaymentRouter'
+  | 'PayoutRouter'
+  | 'BatchPayoutRouter'
+  | 'ForwarderFactory'
+  | 'DepositForwarder';
+
+/** Shape of an artifact file. */
+export interface ContractArtifact {
+  contractName: string;
+  abi: InterfaceAbi;
+  /** Creation code, `0x` hex. */
+  bytecode: string;
+  /** Runtime code, `0x` hex; what `eth_getCode` returns after deployment. */
+  deployedBytecode: string;
+  /** sha256 of compiler version, settings and the sources the contract was built from. */
+  sourceHash: string;
+}
+
+const ARTIFACTS_DIR = new URL('../../contracts/artifacts/', import.meta.url);
+const cache = new Map<ContractName, ContractArtifact>();
+
+/** Loads (once) and returns the artifact of `name`. Throws when it was never compiled. */
+export function artifact(name: ContractName): ContractArtifact {
+  let a = cache.get(name);
+  if (!a) {
+    const file = fileURLToPath(new URL(`${name}.json`, ARTIFACTS_DIR));
+    a = JSON.parse(readFileSync(file, 'utf8')) as ContractArtifact;
+    cache.set(name, a);
+  }
+  return a;
+}
+
+/** The ABI of `name`, for `new Interface(abi(name))` or `new Contract(address, abi(name), runner)`. */
+export function abi(name: ContractName): InterfaceAbi {
+  return artifact(name).abi;
+}
+
+/** A contract bound to an existing deployment. */
+export function contractAt(name: ContractName, address: string, runner?: ContractRunner | null): Contract {
+  return new Contract(address, artifact(name).abi, runner ?? null);
+}
+
+/** Result of {@link deployContract}. */
+export interface DeployedContract {
+  /** The deployed contract, connected to the deploying signer. */
+  contract: Contract;
+  /** Checksummed address. */
+  address: string;
+  /** Hash of the deployment transaction. */
+  txHash: string;
+}
+
+/**
+ * Deploys `name` with constructor `args` from `runner` and waits until it is mined.
+ * `overrides` (e.g. an explicit `nonce`) are passed to the deployment transaction.
+ */
+export async function deployContract(
+  runner: Signer,
+  name: ContractName,
+  args: readonly unknown[] = [],
+  overrides: Overrides = {},
+): Promise<DeployedContract> {
+  const a = artifact(name);
+  const factory = new ContractFactory(a.abi, a.bytecode, runner);
+  const deployed = await factory.deploy(...args, overrides);
+  await deployed.waitForDeployment();
+  const tx = deployed.deploymentTransaction();
+  const address = await deployed.getAddress();
+  return { contract: new Contract(address, a.abi, runner), address, txHash: tx?.hash ?? '' };
+}
