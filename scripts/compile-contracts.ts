@@ -75,7 +75,7 @@ function sha256(text: string): string {
 }
 
 interface SolcOutput {
-  errors?: { severity: string; formattedMessage: string }[];
+  errors?: { severity: string; formattedMessage: string; sourceLocation?: { file: string } }[];
   sources?: Record<string, unknown>;
   contracts?: Record<
     string,
@@ -118,7 +118,10 @@ export function compileContracts(): { artifacts: Map<string, ContractArtifact>; 
 
   const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
   if (errors.length > 0) throw new Error(errors.map((e) => e.formattedMessage).join('\n'));
-  const warnings = (output.errors ?? []).filter((e) => e.severity !== 'error').map((e) => e.formattedMessage);
+  // Warnings about dependencies (e.g. OpenZeppelin's transient-storage notice) are not ours to fix.
+  const warnings = (output.errors ?? [])
+    .filter((e) => e.severity !== 'error' && !(e.sourceLocation?.file ?? '').startsWith('@'))
+    .map((e) => e.formattedMessage);
 
   const artifacts = new Map<string, ContractArtifact>();
   for (const unit of Object.keys(sources).sort()) {

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.24;
+
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
+
+/// @title DepositForwarder
+/// @notice Implementation behind every standing deposit address. Each address is an EIP-1167 clone created
+///         by {ForwarderFactory} with the merchant's settlement wallet appended to its code (immutable clone
+///         argument), so the clone can only ever sweep to that wallet and nobody holds a key for it.
+/// @dev Runs only through delegatecall from a clone; `FACTORY` is an immutable of this implementation and
+///      therefore the same for every clone.
+contract DepositForwarder {
+    using SafeERC20 for IERC20;
+
+    /// @notice The factory that created the implementation; the only caller allowed to sweep.
+    address public immutable FACTORY;
+
+    error OnlyFactory();
+
+    constructor() {
+        FACTORY = msg.sender;
+    }
+
+    /// @notice Where this clone sweeps to: the 20 bytes appended to the clone's code at creation.
+    function settlementWallet() public view returns (address wallet) {
+        assembly ("memory-safe") {
+            // Clone layout: 45 bytes of EIP-1167 proxy code, then the immutable args.
+            extcodecopy(address(), 0x00, 0x2d, 0x14)
+            wallet := shr(96, mload(0x00))
+        }
+    }
+
+    /// @notice Sends this address's whole `token` balance minus `fee` to the settlement wallet and `fee` to
+    ///         `feeWallet`. When the balance does not exceed the fee nothing moves.
+    /// @return amount Sent to the settlement wallet.
+    /// @return feeTaken Sent to `feeWallet`.
+    function sweep(address token, uint256 fee, address feeWallet)
+        external
+        returns (uint256 amount, uint256 feeTaken)
+    {
+        if (msg.sender != FACTORY) revert OnlyFactory();
+        uint256 balance = IERC20(token).balanceOf(address(this));
+        if (balance <= fee) return (0, 0);
+        amount = balance - fee;
+        IERC20(token).safeTransfer(settlementWallet(), amount);
+        if (fee != 0) IERC20(token).safeTransfer(feeWallet, fee);
+        feeTaken = fee;
+    }
+}
