@@ -1,0 +1,62 @@
+import { getAddress, isAddress } from 'ethers';
+import { unavailable, validation } from '../../errors.ts';
+
+/** Small helpers shared by the EVM adapter: JSON-RPC quantities, addresses, bounded concurrency. */
+
+export type Hex = `0x${string}`;
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** JSON-RPC quantity ("0x1a") to bigint; anything else is a malformed node answer (a degraded node). */
+export function quantity(value: unknown, what: string): bigint {
+  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]+$/.test(value)) {
+    throw unavailable(
+      `malformed node answer: ${what} is ${JSON.stringify(value)?.slice(0, 80)}, not a hex quantity`,
+    );
+  }
+  return BigInt(value);
+}
+
+/** Same, for values that always fit a JS number (block numbers, nonces, indexes, timestamps). */
+export function smallQuantity(value: unknown, what: string): number {
+  const n = quantity(value, what);
+  if (n > BigInt(Number.MAX_SAFE_INTEGER))
+    throw unavailable(`malformed node answer: ${what} ${n} is out of range`);
+  return Number(n);
+}
+
+/** bigint/number to a minimal JSON-RPC quantity. */
+export const toHex = (value: bigint | number): Hex => `0x${BigInt(value).toString(16)}`;
+
+/** Checksummed address, or a `validation` error naming the field. */
+export function address(value: string, field: string): string {
+  if (typeof value !== 'string' || !isAddress(value) || !value.startsWith('0x')) {
+    throw validation(`${field} is not a valid 0x address`);
+  }
+  return getAddress(value);
+}
+
+/** Runs `fn` over `items` with at most `limit` in flight; results keep the input order. */
+export async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!, i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+/** Splits `items` into consecutive slices of at most `size`. */
+export function chunk<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
