@@ -222,9 +222,11 @@ describe('RPC transport', () => {
     closers.push(() => p.close());
     p.hook = (call) =>
       call.method === 'eth_gasPrice' ? rpcError(call, -32000, 'execution reverted') : undefined;
-    const error = await transportOn([p.url])
+    const error = await transportOn([p.url, node.rpcUrl])
       .request('eth_gasPrice')
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RpcError);
+    expect((error as RpcError).code).toBe(-32000);
+    expect(p.calls.filter((m) => m === 'eth_gasPrice')).toHaveLength(1);
   });
 });
