@@ -2,7 +2,7 @@
  * Test plumbing for the EVM adapter: ethers on the worker's anvil (only to set up state and to check
  * results independently of the code under test), fresh funded wallets, token deployments.
  */
-import { type Contract, JsonRpcProvider, parseEther, Wallet } from 'ethers';
+import { type Contract, getAddress, hexlify, JsonRpcProvider, parseEther, randomBytes, Wallet } from 'ethers';
 import type { AnvilNode } from '../../../src/chains/anvil.ts';
 import { deployContract } from '../../../src/chains/contracts.ts';
 import type { EvmNetwork } from '../../../src/chains/evm/client.ts';
@@ -31,7 +31,8 @@ export async function fundedWallet(provider: JsonRpcProvider, eth = '100'): Prom
   return wallet;
 }
 
-export const freshAddress = () => Wallet.createRandom().address;
+/** A random address with no history (no key needed: it only receives or is read). */
+export const freshAddress = () => getAddress(hexlify(randomBytes(20)));
 
 /** A network entry for the adapter on `rpcUrls`. */
 export function networkOf(node: AnvilNode, rpcUrls: string[], multicall3?: string): EvmNetwork {
