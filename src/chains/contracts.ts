@@ -22,7 +22,9 @@ export type ContractName =
   | 'PayoutRouter'
   | 'BatchPayoutRouter'
   | 'ForwarderFactory'
-  | 'DepositForwarder';
+  | 'DepositForwarder'
+  /** Test-only token with misbehaving transfers (returns false, reverts empty, re-enters). */
+  | 'QuirkyToken';
 
 /** Shape of an artifact file. */
 export interface ContractArtifact {
