@@ -24,7 +24,8 @@ export async function testChain(): Promise<{ provider: JsonRpcProvider; chainId:
 
 /** A new random wallet holding 100 ETH on the test chain. */
 export async function fundedWallet(provider: JsonRpcProvider): Promise<Wallet> {
-  const wallet = Wallet.createRandom().connect(provider);
+  // A plain Wallet (not the HD wallet createRandom returns) so tests can type signers as Wallet.
+  const wallet = new Wallet(Wallet.createRandom().privateKey, provider);
   await provider.send('anvil_setBalance', [wallet.address, `0x${parseEther('100').toString(16)}`]);
   return wallet;
 }
