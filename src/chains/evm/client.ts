@@ -102,7 +102,8 @@ export function createEvmClient({ network, logger = silentLogger, rpc, logs }: E
       const data = encodeApprove(spender, amount);
       return (await build({ from: owner, to: token, data }, 'legacy')) as LegacyTx;
     },
-    broadcast: (raw) => guard('eth_sendRawTransaction', () => broadcastTransaction(transport, raw)),
+    broadcast: (raw) =>
+      guard('eth_sendRawTransaction', () => broadcastTransaction(transport, raw, network.chainId)),
     getTransaction: (hash) => guard('eth_getTransactionByHash', () => getTransaction(transport, hash)),
     getReceipt: (hash) => guard('eth_getTransactionReceipt', () => getReceipt(transport, hash)),
     getTxState: (hash) => guard('transaction status', () => getTxState(transport, hash)),

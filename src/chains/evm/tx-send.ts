@@ -37,9 +37,22 @@ const ALREADY_KNOWN =
   /already known|known transaction|already imported|AlreadyKnown|already in (the )?(mempool|pool)/i;
 const NONCE_USED = /nonce too low|NonceTooLow|OldNonce|nonce has already been used/i;
 
-/** Sends `raw` and returns its hash. */
-export async function broadcastTransaction(transport: RpcTransport, raw: string): Promise<string> {
-  const { hash } = decodeSignedTransaction(raw);
+/** Sends `raw`, which must be signed for `chainId`, and returns its hash. */
+export async function broadcastTransaction(
+  transport: RpcTransport,
+  raw: string,
+  chainId: number,
+): Promise<string> {
+  const { hash, chainId: signedFor } = decodeSignedTransaction(raw);
+  // Nodes differ in whether they check this (anvil does not); a transaction signed for another chain,
+  // or replayable on every chain, is never one this service meant to send here.
+  if (signedFor !== chainId) {
+    throw validation(
+      signedFor === 0
+        ? 'rejected: transaction is signed without a chain id (no replay protection)'
+        : `rejected: transaction is signed for chain ${signedFor}, this network is chain ${chainId}`,
+    );
+  }
   try {
     const sent = await transport.request<string>('eth_sendRawTransaction', [raw]);
     if (typeof sent === 'string' && sent.toLowerCase() !== hash.toLowerCase()) {
