@@ -1,0 +1,209 @@
+import {
+  AbiCoder,
+  type Contract,
+  concat,
+  getCreate2Address,
+  id,
+  type JsonRpcProvider,
+  keccak256,
+  type LogDescription,
+  type TransactionReceipt,
+  toBeHex,
+  type Wallet,
+} from 'ethers';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { contractAt, deployContract } from '../../src/chains/contracts.ts';
+import { balanceOf, expectCustomError, freshAddress, fundedWallet, mined, testChain } from './helpers.ts';
+
+let provider: JsonRpcProvider;
+let service: Wallet;
+let feeWallet: string;
+let factory: Contract;
+let factoryAddress: string;
+let implementation: string;
+let usdc: Contract;
+let usdcAddress: string;
+
+const FEE = 1_000_000n; // 1 USDC
+
+beforeAll(async () => {
+  ({ provider } = await testChain());
+  service = await fundedWallet(provider);
+  feeWallet = freshAddress();
+  ({ contract: factory, address: factoryAddress } = await deployContract(service, 'ForwarderFactory', [
+    service.address,
+    feeWallet,
+  ]));
+  implementation = (await factory.getFunction('implementation')()) as string;
+  ({ contract: usdc, address: usdcAddress } = await deployContract(service, 'TestToken', [
+    'USD Coin',
+    'USDC',
+    6,
+  ]));
+  await mined(factory.getFunction('setFee')(usdcAddress, FEE));
+});
+
+/** The CREATE2 address derived off-chain: OZ clone-with-immutable-args init code, wallet as the argument. */
+function offChainPredict(settlementWallet: string, playerKey: string): string {
+  const initCode = concat([
+    '0x61',
+    toBeHex(20 + 0x2d, 2),
+    '0x3d81600a3d39f3363d3d373d3d3d363d73',
+    implementation,
+    '0x5af43d82803e903d91602b57fd5bf3',
+    settlementWallet,
+  ]);
+  const salt = keccak256(
+    AbiCoder.defaultAbiCoder().encode(['address', 'bytes32'], [settlementWallet, playerKey]),
+  );
+  return getCreate2Address(factoryAddress, salt, keccak256(initCode));
+}
+
+function factoryEvents(receipt: TransactionReceipt): LogDescription[] {
+  return receipt.logs.filter((l) => l.address === factoryAddress).map((l) => factory.interface.parseLog(l)!);
+}
+
+const predict = (wallet: string, key: string) =>
+  factory.getFunction('predict')(wallet, key) as Promise<string>;
+const sweep = (wallet: string, key: string, token: string, from: Wallet = service) =>
+  mined((factory.connect(from) as Contract).getFunction('sweep')(wallet, key, token));
+
+describe('ForwarderFactory', () => {
+  it('predicts the address a sweep deploys, before anything exists there', async () => {
+    const wallet = freshAddress();
+    const key = id('merchant-1:player-1:eth');
+    const predicted = await predict(wallet, key);
+    expect(predicted).toBe(offChainPredict(wallet, key));
+    expect(await provider.getCode(predicted)).toBe('0x');
+
+    await mined(usdc.getFunction('mint')(predicted, 5_000_000n));
+    const events = factoryEvents(await sweep(wallet, key, usdcAddress));
+    expect(events.map((e) => e.name)).toEqual(['ForwarderDeployed', 'Swept']);
+    expect(events[0]!.args.toObject()).toEqual({
+      forwarder: predicted,
+      settlementWallet: wallet,
+      playerKey: key,
+    });
+    expect(await provider.getCode(predicted)).not.toBe('0x');
+    const forwarder = contractAt('DepositForwarder', predicted, provider);
+    expect(await forwarder.getFunction('settlementWallet')()).toBe(wallet);
+    expect(await forwarder.getFunction('FACTORY')()).toBe(factoryAddress);
+  });
+
+  it('sweeps the balance minus the fee to the settlement wallet and the fee to the fee wallet', async () => {
+    const wallet = freshAddress();
+    const key = id('player-fee');
+    const address = await predict(wallet, key);
+    const feeBefore = await balanceOf(usdc, feeWallet);
+    await mined(usdc.getFunction('mint')(address, 125_500_000n));
+
+    const events = factoryEvents(await sweep(wallet, key, usdcAddress));
+    expect(events.at(-1)!.name).toBe('Swept');
+    expect(events.at(-1)!.args.toObject()).toEqual({
+      forwarder: address,
+      token: usdcAddress,
+      settlementWallet: wallet,
+      amount: 124_500_000n,
+      fee: FEE,
+    });
+    expect(await balanceOf(usdc, wallet)).toBe(124_500_000n);
+    expect((await balanceOf(usdc, feeWallet)) - feeBefore).toBe(FEE);
+    expect(await balanceOf(usdc, address)).toBe(0n);
+  });
+
+  it('reuses the deployed forwarder on the next sweep', async () => {
+    const wallet = freshAddress();
+    const key = id('player-reuse');
+    const address = await predict(wallet, key);
+    await mined(usdc.getFunction('mint')(address, 3_000_000n));
+    await sweep(wallet, key, usdcAddress);
+    const code = await provider.getCode(address);
+
+    await mined(usdc.getFunction('mint')(address, 4_000_000n));
+    const events = factoryEvents(await sweep(wallet, key, usdcAddress));
+    expect(events.map((e) => e.name)).toEqual(['Swept']);
+    expect(events[0]!.args.forwarder).toBe(address);
+    expect(await provider.getCode(address)).toBe(code);
+    expect(await balanceOf(usdc, wallet)).toBe(2_000_000n + 3_000_000n);
+  });
+
+  it('moves nothing while the balance does not exceed the fee', async () => {
+    const wallet = freshAddress();
+    const key = id('player-dust');
+    const address = await predict(wallet, key);
+    const feeBefore = await balanceOf(usdc, feeWallet);
+    await mined(usdc.getFunction('mint')(address, FEE - 1n));
+    expect(factoryEvents(await sweep(wallet, key, usdcAddress)).map((e) => e.name)).toEqual([
+      'ForwarderDeployed',
+    ]);
+    await mined(usdc.getFunction('mint')(address, 1n)); // now exactly the fee
+    expect(factoryEvents(await sweep(wallet, key, usdcAddress))).toEqual([]);
+    expect(await balanceOf(usdc, address)).toBe(FEE);
+    expect(await balanceOf(usdc, wallet)).toBe(0n);
+    expect(await balanceOf(usdc, feeWallet)).toBe(feeBefore);
+  });
+
+  it('gives different players, and different settlement wallets, different addresses', async () => {
+    const wallet = freshAddress();
+    const a = await predict(wallet, id('player-a'));
+    const b = await predict(wallet, id('player-b'));
+    const aElsewhere = await predict(freshAddress(), id('player-a'));
+    expect(new Set([a, b, aElsewhere]).size).toBe(3);
+    expect(await predict(wallet, id('player-a'))).toBe(a);
+  });
+
+  it('sweeps a USDT-like token and a fee-less token', async () => {
+    const usdt = await deployContract(service, 'TetherToken', ['Tether USD', 'USDT', 6]);
+    const wallet = freshAddress();
+    const key = id('player-usdt');
+    const address = await predict(wallet, key);
+    await mined(usdt.contract.getFunction('mint')(address, 9n));
+    const events = factoryEvents(await sweep(wallet, key, usdt.address));
+    // No fee configured for this token: everything goes to the settlement wallet.
+    expect(events.at(-1)!.args.amount).toBe(9n);
+    expect(events.at(-1)!.args.fee).toBe(0n);
+    expect(await balanceOf(usdt.contract, wallet)).toBe(9n);
+  });
+
+  it('lets only the owner, a sweeper or the settlement wallet sweep, and only the owner set fees', async () => {
+    const stranger = await fundedWallet(provider);
+    const merchant = await fundedWallet(provider);
+    const key = id('player-acl');
+    const address = await predict(merchant.address, key);
+    await mined(usdc.getFunction('mint')(address, 2_000_000n));
+    const asStranger = factory.connect(stranger) as Contract;
+    await expectCustomError(
+      asStranger.getFunction('sweep').staticCall(merchant.address, key, usdcAddress),
+      'NotAllowedToSweep',
+      ['ForwarderFactory'],
+    );
+    await expectCustomError(
+      asStranger.getFunction('setFee').staticCall(usdcAddress, 0n),
+      'OwnableUnauthorizedAccount',
+      ['ForwarderFactory'],
+    );
+    // The merchant can always recover its deposits, even without the service.
+    await sweep(merchant.address, key, usdcAddress, merchant);
+    expect(await balanceOf(usdc, merchant.address)).toBe(1_000_000n);
+
+    await mined(factory.getFunction('setSweeper')(stranger.address, true));
+    await mined(usdc.getFunction('mint')(address, 3_000_000n));
+    await sweep(merchant.address, key, usdcAddress, stranger);
+    expect(await balanceOf(usdc, merchant.address)).toBe(3_000_000n);
+  });
+
+  it('refuses a sweep called on the forwarder directly', async () => {
+    const wallet = freshAddress();
+    const key = id('player-direct');
+    const address = await predict(wallet, key);
+    await mined(factory.getFunction('deploy')(wallet, key));
+    await mined(usdc.getFunction('mint')(address, 10n));
+    const forwarder = contractAt('DepositForwarder', address, service);
+    await expectCustomError(
+      forwarder.getFunction('sweep').staticCall(usdcAddress, 0n, service.address),
+      'OnlyFactory',
+      ['DepositForwarder'],
+    );
+    expect(await balanceOf(usdc, address)).toBe(10n);
+  });
+});
