@@ -1,5 +1,5 @@
 import { validation } from '../../errors.ts';
-import { address, smallQuantity, toHex } from './util.ts';
+import { address, nodeAddress, smallQuantity, toHex } from './util.ts';
 
 /** The log shape and filter of eth_getLogs, parsed and validated once here. */
 
@@ -61,7 +61,7 @@ export function checkRange(fromBlock: number, toBlock: number): void {
 export function parseLog(raw: unknown): EvmLog {
   const l = raw as Record<string, unknown>;
   return {
-    address: String(l.address),
+    address: nodeAddress(l.address, 'log.address'),
     topics: Array.isArray(l.topics) ? l.topics.map(String) : [],
     data: String(l.data ?? '0x'),
     blockNumber: smallQuantity(l.blockNumber, 'log.blockNumber'),

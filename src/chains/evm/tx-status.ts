@@ -2,7 +2,7 @@ import { validation } from '../../errors.ts';
 import type { TxState } from '../types.ts';
 import { type EvmLog, parseLog } from './logs-parse.ts';
 import type { RpcOutcome, RpcTransport } from './rpc/transport.ts';
-import { quantity, smallQuantity } from './util.ts';
+import { nodeAddress, quantity, smallQuantity } from './util.ts';
 
 /** Transactions, receipts, and the four-way status of section 3.6. */
 
@@ -75,8 +75,8 @@ function parseTx(raw: unknown): TxInfo | null {
   const t = raw as Record<string, unknown>;
   return {
     hash: String(t.hash),
-    from: String(t.from),
-    to: typeof t.to === 'string' ? t.to : null,
+    from: nodeAddress(t.from, 'tx.from'),
+    to: typeof t.to === 'string' ? nodeAddress(t.to, 'tx.to') : null,
     data: String(t.input ?? t.data ?? '0x'),
     value: quantity(t.value, 'tx.value'),
     nonce: smallQuantity(t.nonce, 'tx.nonce'),
@@ -95,7 +95,10 @@ function parseReceipt(raw: unknown): TxReceipt | null {
     blockNumber: smallQuantity(r.blockNumber, 'receipt.blockNumber'),
     blockHash: String(r.blockHash),
     gasUsed: quantity(r.gasUsed, 'receipt.gasUsed'),
-    contractAddress: typeof r.contractAddress === 'string' ? r.contractAddress : null,
+    contractAddress:
+      typeof r.contractAddress === 'string'
+        ? nodeAddress(r.contractAddress, 'receipt.contractAddress')
+        : null,
     logs: Array.isArray(r.logs) ? r.logs.map(parseLog) : [],
   };
 }

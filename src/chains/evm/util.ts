@@ -25,6 +25,16 @@ export function smallQuantity(value: unknown, what: string): number {
   return Number(n);
 }
 
+/** Checksummed address from a node answer; a malformed one means a degraded node. */
+export function nodeAddress(value: unknown, what: string): string {
+  if (typeof value !== 'string' || !isAddress(value)) {
+    throw unavailable(
+      `malformed node answer: ${what} is ${JSON.stringify(value)?.slice(0, 80)}, not an address`,
+    );
+  }
+  return getAddress(value);
+}
+
 /** bigint/number to a minimal JSON-RPC quantity. */
 export const toHex = (value: bigint | number): Hex => `0x${BigInt(value).toString(16)}`;
 
