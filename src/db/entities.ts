@@ -1,0 +1,12 @@
+import { AllowedIpSchema, MerchantSchema, SettlementWalletSchema } from '../modules/merchant/merchant.entity.ts';
+import { ApiKeySchema, OperatorTokenSchema, RequestNonceSchema } from '../modules/auth/auth.entity.ts';
+
+/** Every entity the ORM manages; each module adds its own here. */
+export const entities = [
+  MerchantSchema,
+  SettlementWalletSchema,
+  AllowedIpSchema,
+  ApiKeySchema,
+  OperatorTokenSchema,
+  RequestNonceSchema,
+];

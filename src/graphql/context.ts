@@ -1,0 +1,18 @@
+import type { EntityManager } from '../db/orm.ts';
+import type { Services } from '../services.ts';
+
+/** Who is calling: a merchant through the signed REST API, or an operator through `/graphql`. */
+export type Actor =
+  | { kind: 'merchant'; merchantId: string; keyId: string }
+  | { kind: 'operator'; operatorId: string }
+  | { kind: 'hosted'; sessionId: string }
+  | { kind: 'anonymous' };
+
+/** Per-request context: a forked EntityManager, the services and the actor. */
+export interface Context {
+  em: EntityManager;
+  services: Services;
+  actor: Actor;
+  /** Client IP as seen by the service (after trusted proxies). */
+  clientIp: string | undefined;
+}

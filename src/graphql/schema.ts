@@ -1,0 +1,7 @@
+import { builder } from './builder.ts';
+// Each module registers its types and fields on the builder when imported.
+import '../modules/merchant/merchant.graphql.ts';
+import '../modules/system/system.graphql.ts';
+
+/** The assembled schema of every module. */
+export const schema = builder.toSchema({ sortSchema: true });

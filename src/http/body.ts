@@ -1,0 +1,36 @@
+import type { IncomingMessage } from 'node:http';
+import { AppError } from '../errors.ts';
+
+/** D2: request bodies over 1 MiB are refused with 413. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** Reads the raw body, refusing more than MAX_BODY_BYTES without buffering the rest. */
+export async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw tooLarge();
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+const tooLarge = () => new AppError('payload_too_large', `request body exceeds ${MAX_BODY_BYTES} bytes`);
+
+/** A POST body must be a JSON object (D2); an empty body counts as `{}`. */
+export function parseJsonObject(raw: Buffer): Record<string, unknown> {
+  if (raw.length === 0) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new AppError('validation', 'request body is not valid JSON');
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) {
+    throw new AppError('validation', 'request body must be a JSON object');
+  }
+  return value as Record<string, unknown>;
+}

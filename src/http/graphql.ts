@@ -1,0 +1,83 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerOptions } from 'graphql-ws';
+import type { Extra } from 'graphql-ws/use/ws';
+import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import type { App } from '../app.ts';
+import type { Actor, Context } from '../graphql/context.ts';
+import { toAppError, toGraphQLError } from '../graphql/errors.ts';
+
+interface ServerContext {
+  req: IncomingMessage;
+  res: ServerResponse;
+}
+
+/**
+ * `/graphql` for operators (bearer token) and the hosted page: graphql-yoga over HTTP with GraphiQL,
+ * and the same schema over WebSocket (graphql-ws) for subscriptions. Errors carry the same codes as
+ * the REST envelope; unknown failures are masked as `internal`.
+ */
+export function createGraphqlHandler(app: App) {
+  async function actorFor(authorization: string | undefined, em: Context['em']): Promise<Actor> {
+    const token = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];
+    if (!token) return { kind: 'anonymous' };
+    const operator = await app.services.authenticator.operator(em, token);
+    return operator ? { kind: 'operator', ...operator } : { kind: 'anonymous' };
+  }
+
+  const yoga: YogaServerInstance<ServerContext, Context> = createYoga<ServerContext, Context>({
+    schema: app.schema,
+    graphqlEndpoint: '/graphql',
+    graphiql: { subscriptionsProtocol: 'WS', title: 'Crypto payment gateway — operator console' },
+    landingPage: false,
+    logging: false,
+    maskedErrors: {
+      maskError(error) {
+        const appError = toAppError(error);
+        if (appError.code === 'internal') app.logger.error('graphql operation failed', { error: appError.cause ?? error });
+        return toGraphQLError(appError, error as never);
+      },
+    },
+    context: async ({ request }): Promise<Context> => {
+      const em = app.fork();
+      const req = (request as unknown as { req?: IncomingMessage }).req;
+      return {
+        em,
+        services: app.services,
+        actor: await actorFor(request.headers.get('authorization') ?? undefined, em),
+        clientIp: req?.socket.remoteAddress,
+      };
+    },
+  });
+
+  const wsOptions: ServerOptions<Record<string, unknown> | undefined, Extra> = {
+    execute: (args) => (args.rootValue as { execute: (a: unknown) => unknown }).execute(args) as never,
+    subscribe: (args) => (args.rootValue as { subscribe: (a: unknown) => unknown }).subscribe(args) as never,
+    onSubscribe: async (ctx, _id, params) => {
+      const enveloped = yoga.getEnveloped({ req: ctx.extra.request, socket: ctx.extra.socket, params });
+      const em = app.fork();
+      const header = ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization;
+      const contextValue: Context = {
+        em,
+        services: app.services,
+        actor: await actorFor(typeof header === 'string' ? header : undefined, em),
+        clientIp: ctx.extra.request.socket.remoteAddress,
+      };
+      const document = enveloped.parse(params.query);
+      const errors = enveloped.validate(enveloped.schema, document);
+      if (errors.length) return errors;
+      return {
+        schema: enveloped.schema,
+        operationName: params.operationName,
+        document,
+        variableValues: params.variables,
+        contextValue,
+        rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe },
+      };
+    },
+  };
+
+  return {
+    handle: (req: IncomingMessage, res: ServerResponse) => yoga(req, res, { req, res }),
+    wsOptions,
+  };
+}

@@ -1,0 +1,115 @@
+import type { EntityManager } from '../../db/orm.ts';
+import { AppError, unavailable } from '../../errors.ts';
+import { decryptSecret, safeEqual, sha256Hex } from '../../lib/crypto.ts';
+import { ipMatcher } from '../merchant/merchant.service.ts';
+import { AllowedIp } from '../merchant/merchant.entity.ts';
+import { ApiKey, OperatorToken } from './auth.entity.ts';
+import type { NonceStore } from './nonce-store.ts';
+import { MAX_SKEW_SECONDS, NONCE_PATTERN, signRequest } from './request-signing.ts';
+
+/** Decrypted keys are cached briefly; revocation elsewhere takes effect within this time. */
+const KEY_CACHE_MS = 5_000;
+
+export interface SignedRequest {
+  method: string;
+  target: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+  clientIp: string | undefined;
+}
+
+interface CachedKey {
+  merchantId: string;
+  secret: string;
+  revokedAt: Date | null;
+  allows: ((ip: string) => boolean) | null;
+  loadedAt: number;
+}
+
+const unauthorized = (message: string) => new AppError('unauthorized', message);
+
+/** Verifies signed merchant requests (D1) and operator bearer tokens. */
+export class Authenticator {
+  private readonly keys = new Map<string, CachedKey>();
+
+  constructor(
+    private readonly deps: { secretsKey: Buffer; nonces: NonceStore; now?: () => number },
+  ) {}
+
+  /**
+   * Checks a request in D1's order: headers, key, skew, signature → 401; nonce reuse → 401 (consumed
+   * only once the signature verifies); allowlist → 403; nonce store down → 503.
+   */
+  async verify(em: EntityManager, req: SignedRequest): Promise<{ merchantId: string; keyId: string }> {
+    const header = (name: string) => {
+      const value = req.headers[name];
+      return Array.isArray(value) ? undefined : value;
+    };
+    const keyId = header('x-api-key');
+    const timestamp = header('x-timestamp');
+    const nonce = header('x-nonce');
+    const signature = header('x-signature');
+    if (!keyId || !timestamp || !nonce || !signature) {
+      throw unauthorized('missing signing header: X-Api-Key, X-Timestamp, X-Nonce and X-Signature are required');
+    }
+    if (!/^\d{1,12}$/.test(timestamp)) throw unauthorized('X-Timestamp must be Unix time in seconds');
+    if (!NONCE_PATTERN.test(nonce)) throw unauthorized('X-Nonce must be 8 to 128 characters of [A-Za-z0-9._~-]');
+
+    const key = await this.loadKey(em, keyId);
+    const now = this.deps.now?.() ?? Date.now();
+    if (!key || (key.revokedAt && key.revokedAt.getTime() <= now)) throw unauthorized('unknown API key');
+    if (Math.abs(now / 1000 - Number(timestamp)) > MAX_SKEW_SECONDS) {
+      throw unauthorized(`X-Timestamp is more than ${MAX_SKEW_SECONDS} seconds from server time`);
+    }
+    const expected = signRequest(key.secret, { method: req.method, target: req.target, timestamp, nonce, body: req.body });
+    if (!safeEqual(expected, signature.toLowerCase())) throw unauthorized('signature does not match');
+    if (!(await this.deps.nonces.consume(keyId, nonce))) throw unauthorized('nonce already used');
+    if (key.allows && !(req.clientIp && key.allows(req.clientIp))) {
+      throw new AppError('forbidden', 'caller IP address is not in the allowlist');
+    }
+    return { merchantId: key.merchantId, keyId };
+  }
+
+  /** Resolves a bearer operator token, or undefined when unknown or revoked. */
+  async operator(em: EntityManager, token: string): Promise<{ operatorId: string } | undefined> {
+    try {
+      const row = await em.findOne(OperatorToken, { tokenHash: sha256Hex(token) });
+      if (!row || (row.revokedAt && row.revokedAt <= new Date())) return undefined;
+      return { operatorId: row.id };
+    } catch (error) {
+      throw unavailable('operator token could not be verified', error);
+    }
+  }
+
+  /** Drops cached keys of a merchant after its keys or allowlist changed. */
+  forgetMerchant(merchantId: string): void {
+    for (const [id, key] of this.keys) if (key.merchantId === merchantId) this.keys.delete(id);
+  }
+
+  private async loadKey(em: EntityManager, keyId: string): Promise<CachedKey | undefined> {
+    const cached = this.keys.get(keyId);
+    if (cached && Date.now() - cached.loadedAt < KEY_CACHE_MS) return cached;
+    if (keyId.length > 40) return undefined;
+    let row: ApiKey | null;
+    let cidrs: AllowedIp[];
+    try {
+      row = await em.findOne(ApiKey, { id: keyId });
+      cidrs = row ? await em.find(AllowedIp, { merchant: row.merchant.id }) : [];
+    } catch (error) {
+      throw unavailable('API key could not be verified', error);
+    }
+    if (!row) {
+      this.keys.delete(keyId);
+      return undefined;
+    }
+    const key: CachedKey = {
+      merchantId: row.merchant.id,
+      secret: decryptSecret(this.deps.secretsKey, row.secretSealed),
+      revokedAt: row.revokedAt ?? null,
+      allows: cidrs.length ? ipMatcher(cidrs.map((c) => c.cidr)) : null,
+      loadedAt: Date.now(),
+    };
+    this.keys.set(keyId, key);
+    return key;
+  }
+}

@@ -1,0 +1,4 @@
+import type { RestRoute } from './route.ts';
+
+/** Every `/v1` route of every module: the declarative table the adapter and OpenAPI read. */
+export const routes: RestRoute[] = [];

@@ -1,0 +1,16 @@
+import type { NetworkRegistry } from './chains/registry.ts';
+import type { Config } from './config.ts';
+import type { Logger } from './lib/logger.ts';
+import type { Authenticator } from './modules/auth/authenticator.ts';
+import type { OperatorService } from './modules/auth/operator.service.ts';
+import type { MerchantService } from './modules/merchant/merchant.service.ts';
+
+/** Everything resolvers and daemons call, built once by the composition root (app.ts). */
+export interface Services {
+  config: Config;
+  logger: Logger;
+  networks: NetworkRegistry;
+  authenticator: Authenticator;
+  merchants: MerchantService;
+  operators: OperatorService;
+}
