@@ -73,7 +73,24 @@ export interface DeployedContract {
 }
 
 /**
- * Deploys `name` with constructor `args` from `runner` and waits until it is mined.
+ * The signer's next nonce, read straight from the node. ethers' providers dedupe identical requests for
+ * 250 ms by default, so on an automining chain `getNonce()` right after a mined transaction can return the
+ * old value and the next send fails with "nonce too low"; a raw `eth_getTransactionCount` is not cached.
+ */
+export async function pendingNonce(signer: Signer): Promise<number> {
+  const provider = signer.provider as {
+    send?: (method: string, params: unknown[]) => Promise<unknown>;
+  } | null;
+  if (provider && typeof provider.send === 'function') {
+    const hex = await provider.send('eth_getTransactionCount', [await signer.getAddress(), 'pending']);
+    return Number(BigInt(hex as string));
+  }
+  return signer.getNonce('pending');
+}
+
+/**
+ * Deploys `name` with constructor `args` from `runner` and waits until it is mined. Unless `overrides`
+ * carries one, the nonce is read fresh from the node (see {@link pendingNonce}).
  * `overrides` (e.g. an explicit `nonce`) are passed to the deployment transaction.
  */
 export async function deployContract(
@@ -84,7 +101,8 @@ export async function deployContract(
 ): Promise<DeployedContract> {
   const a = artifact(name);
   const factory = new ContractFactory(a.abi, a.bytecode, runner);
-  const deployed = await factory.deploy(...args, overrides);
+  const nonce = overrides.nonce ?? (await pendingNonce(runner));
+  const deployed = await factory.deploy(...args, { ...overrides, nonce });
   await deployed.waitForDeployment();
   const tx = deployed.deploymentTransaction();
   const address = await deployed.getAddress();

@@ -4,7 +4,7 @@
  * anvil chain underneath the Tron facade).
  */
 import { parseUnits, type Signer } from 'ethers';
-import { contractAt, deployContract } from '../chains/contracts.ts';
+import { contractAt, deployContract, pendingNonce } from '../chains/contracts.ts';
 
 /** A test token to deploy. */
 export interface DevTokenSpec {
@@ -97,12 +97,14 @@ export async function deployDevContracts(signer: Signer, opts: DeployDevOptions)
     const tx = await factory.contract.getFunction('setFee')(
       tokens[t.symbol]!.address,
       parseUnits(t.depositFee, t.decimals),
+      { nonce: await pendingNonce(signer) },
     );
     await tx.wait();
   }
   // Fees are configured by the deployer first, then ownership moves to the requested owner.
   if (owner.toLowerCase() !== (await signer.getAddress()).toLowerCase()) {
-    await (await factory.contract.getFunction('transferOwnership')(owner)).wait();
+    const nonce = await pendingNonce(signer);
+    await (await factory.contract.getFunction('transferOwnership')(owner, { nonce })).wait();
   }
   const forwarderImplementation = String(await factory.contract.getFunction('implementation')());
   return {
@@ -129,7 +131,7 @@ export async function fundPlayers(
   const list = Array.isArray(tokens) ? tokens : Object.values(tokens);
   // Transactions are broadcast back to back with explicit nonces and awaited together, which is much
   // faster than a round trip per mint on a chain with a block time.
-  let nonce = await signer.getNonce('pending');
+  let nonce = await pendingNonce(signer);
   const pending = [];
   for (const token of list) {
     const mint = contractAt('TestToken', token.address, signer).getFunction('mint');

@@ -1,4 +1,4 @@
-import { type Contract, type JsonRpcProvider, parseUnits } from 'ethers';
+import { type Contract, JsonRpcProvider, parseUnits, Wallet } from 'ethers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { contractAt } from '../../src/chains/contracts.ts';
 import {
@@ -7,6 +7,7 @@ import {
   deployDevContracts,
   fundPlayers,
 } from '../../src/devstack/deploy.ts';
+import { workerAnvil } from '../support/anvil.ts';
 import { freshAddress, fundedWallet, testChain } from './helpers.ts';
 
 let provider: JsonRpcProvider;
@@ -16,13 +17,17 @@ const feeWallet = freshAddress();
 
 beforeAll(async () => {
   ({ provider } = await testChain());
-  const deployer = await fundedWallet(provider);
+  // Deploy through a provider with ethers' default 250 ms request cache, as the devstack will: back-to-back
+  // transactions from one signer must still get fresh nonces.
+  const defaultProvider = new JsonRpcProvider((await workerAnvil()).rpcUrl);
+  const deployer = new Wallet((await fundedWallet(provider)).privateKey, defaultProvider);
   deployed = await deployDevContracts(deployer, {
     tokens: DEFAULT_DEV_TOKENS.map((t) => (t.symbol === 'USDT' ? { ...t, depositFee: '0.5' } : t)),
     feeWallet,
   });
   fundedPlayers = [freshAddress(), freshAddress()];
   await fundPlayers(deployer, deployed.tokens, fundedPlayers, '1000');
+  defaultProvider.destroy();
 });
 
 describe('deployDevContracts / fundPlayers', () => {
