@@ -48,7 +48,7 @@ async function receiptOf(
   tx: Promise<{ wait(): Promise<TransactionReceipt | null> }>,
 ): Promise<TransactionReceipt> {
   const receipt = await (await tx).wait();
-  if (!receipt || receipt.status !== 1) throw new Error('benchmark transaction failed');
+  if (receipt?.status !== 1) throw new Error('benchmark transaction failed');
   return receipt;
 }
 

@@ -50,7 +50,7 @@ export async function advanceTime(provider: JsonRpcProvider, seconds: number): P
 /** Sends and waits; throws if the transaction reverted. */
 export async function mined(tx: Promise<ContractTransactionResponse>): Promise<TransactionReceipt> {
   const receipt = await (await tx).wait();
-  if (!receipt || receipt.status !== 1) throw new Error('transaction failed');
+  if (receipt?.status !== 1) throw new Error('transaction failed');
   return receipt;
 }
 
