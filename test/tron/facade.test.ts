@@ -155,7 +155,7 @@ describe('Tron facade: broadcasting', () => {
     const pb = utils.transaction.txJsonToPb(signed);
     pb.addSignature(hexToBytes(signed.signature[0]));
     const hex = utils.bytes.byteArray2hexStr(pb.serializeBinary());
-    const sent = await tw.trx.sendHexTransaction(hex);
+    const sent: TxJson = await tw.trx.sendHexTransaction(hex);
     expect(sent).toMatchObject({ result: true, txid: signed.txID });
     expect(sent.transaction.txID).toBe(signed.txID);
     expect(await allowance(owner, spender)).toBe(42n);
