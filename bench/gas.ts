@@ -89,7 +89,6 @@ export async function measureGas(rpcUrl: string, chainId: number): Promise<GasRe
   for (const s of [payout.address, batch.address, spender.address, multicall.address, payment.address]) {
     await receiptOf(asMerchant.getFunction('approve')(s, 2n ** 255n));
   }
-  // Give the merchant a non-zero balance history everywhere it matters so no row pays a one-off first write.
   const rows: GasRow[] = [];
   const sign = (td: PayoutTypedData | BatchTypedData) =>
     merchant.signTypedData(td.domain, typesForEthers(td), td.message);
@@ -281,7 +280,7 @@ export async function main(): Promise<GasReport> {
   }
 }
 
-if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
   main().catch((err) => {
     console.error(err);
     process.exitCode = 1;
