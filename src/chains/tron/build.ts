@@ -109,7 +109,7 @@ export async function buildTrigger(http: TronHttp, request: TriggerRequest): Pro
 }
 
 /** `approve(spender, amount)` on a TRC-20 from `owner`; amount in base units. */
-export function buildApprove(
+export async function buildApprove(
   http: TronHttp,
   params: {
     token: string;

@@ -53,17 +53,20 @@ async function readWord(http: TronHttp, contract: string, data: string, what: st
 const evmArg = (address: string) => `0x${toTronHex(address).slice(2)}`;
 
 /** `balanceOf(owner)` in base units. */
-export const trc20Balance = (http: TronHttp, token: string, owner: string): Promise<bigint> =>
-  readWord(http, token, ERC20.encodeFunctionData('balanceOf', [evmArg(owner)]), 'balanceOf');
+export async function trc20Balance(http: TronHttp, token: string, owner: string): Promise<bigint> {
+  return readWord(http, token, ERC20.encodeFunctionData('balanceOf', [evmArg(owner)]), 'balanceOf');
+}
 
 /** `allowance(owner, spender)` in base units. */
-export const trc20Allowance = (
+export async function trc20Allowance(
   http: TronHttp,
   token: string,
   owner: string,
   spender: string,
-): Promise<bigint> =>
-  readWord(http, token, ERC20.encodeFunctionData('allowance', [evmArg(owner), evmArg(spender)]), 'allowance');
+): Promise<bigint> {
+  const data = ERC20.encodeFunctionData('allowance', [evmArg(owner), evmArg(spender)]);
+  return readWord(http, token, data, 'allowance');
+}
 
 /** `decimals()`; values a uint8 cannot hold are refused. */
 export async function trc20Decimals(http: TronHttp, token: string): Promise<number> {
