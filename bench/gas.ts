@@ -7,6 +7,8 @@
  * fresh recipients: the chain is snapshotted before the batch and reverted after it, so every run writes
  * to never-touched balance slots (the expensive 20k SSTORE) exactly as the batch did.
  */
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import {
   type Contract,
   getBytes,
