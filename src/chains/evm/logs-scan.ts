@@ -1,5 +1,6 @@
-import { AppError, unavailable } from '../../errors.ts';
+import { unavailable } from '../../errors.ts';
 import type { ChainLogger } from '../types.ts';
+import { errorMessage, isTooLarge, rangeHint } from './logs-limits.ts';
 import {
   byChainOrder,
   checkRange,
@@ -9,7 +10,7 @@ import {
   logParams,
   parseLog,
 } from './logs-parse.ts';
-import { RpcError, TransportError } from './rpc/errors.ts';
+import { RpcError } from './rpc/errors.ts';
 import type { RpcTransport } from './rpc/transport.ts';
 
 /**
@@ -28,10 +29,6 @@ export const LOG_RANGE_GROW_AFTER = 3;
 export const LOG_QUERY_TIMEOUT_MS = 15_000;
 /** Shrink-and-retry steps on one chunk before the scan gives up. */
 export const LOG_MAX_SHRINKS = 16;
-
-/** Refusals that mean "ask for less" (geth, erigon, nethermind, besu, Alchemy, Infura, QuickNode...). */
-const RANGE_REFUSAL =
-  /block range|range (is )?too (large|wide|big)|exceeds? (the )?max|too many (results|logs|blocks)|more than \d[\d,]* (results|logs)|limit exceeded|response size|query timeout|timed? ?out|max results/i;
 
 export interface LogChunk {
   fromBlock: number;
@@ -136,36 +133,6 @@ export function createLogScanner(params: {
     scan,
     rangeSize: () => size,
   };
-}
-
-function isTooLarge(error: unknown): boolean {
-  if (error instanceof RpcError) return RANGE_REFUSAL.test(error.message);
-  // Every endpoint timed out or choked on the answer: most likely the query, not the node.
-  const cause = error instanceof AppError ? error.cause : undefined;
-  return cause instanceof TransportError && ['timeout', 'invalid_response', 'http'].includes(cause.kind);
-}
-
-/** Provider hints: "try with this block range [0x10, 0x2f]" or "max block range 5000". */
-export function rangeHint(message: string, from: number): { size?: number; cap?: number } {
-  const pair = /\[\s*(0x[0-9a-f]+)\s*,\s*(0x[0-9a-f]+)\s*\]/i.exec(message);
-  if (pair) {
-    const start = Number(BigInt(pair[1]!));
-    const end = Number(BigInt(pair[2]!));
-    if (start === from && end >= start) return { size: end - start + 1 };
-  }
-  const limit =
-    /(?:block range|range limit|max(?:imum)? (?:block )?range|limited to(?: a)?)\D{0,20}(\d[\d,]*)/i.exec(
-      message,
-    );
-  if (limit) {
-    const n = Number(limit[1]!.replace(/,/g, ''));
-    if (Number.isSafeInteger(n) && n > 0) return { size: n, cap: n };
-  }
-  return {};
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** A node's answer to a query we cannot shrink our way out of: the node is not serving us. */

@@ -1,8 +1,18 @@
 import type { ChainLogger } from '../types.ts';
-import { type Call3, decodeAggregate3, decodeWord, ERC20, encodeAggregate3 } from './abi.ts';
-import { isRevert } from './rpc/errors.ts';
-import type { RpcCall, RpcOutcome, RpcTransport } from './rpc/transport.ts';
-import { address, chunk, quantity, toHex } from './util.ts';
+import { decodeWord, encodeAggregate3 } from './abi.ts';
+import {
+  decodeGroup,
+  ethCall,
+  finish,
+  prepare,
+  type ReadCall,
+  type ReadResult,
+  single,
+} from './read-calls.ts';
+import type { RpcCall, RpcTransport } from './rpc/transport.ts';
+import { address, chunk, toHex } from './util.ts';
+
+export type { ReadCall, ReadResult } from './read-calls.ts';
 
 /**
  * Many ERC-20 / native reads at once. With Multicall3 deployed they travel as a few `aggregate3`
@@ -14,15 +24,6 @@ import { address, chunk, quantity, toHex } from './util.ts';
 export const MULTICALL_CHUNK_SIZE = 100;
 /** A missing Multicall3 is looked for again after this long (it may be deployed later). */
 export const MULTICALL_PROBE_TTL_MS = 60_000;
-
-export type ReadCall =
-  | { kind: 'balanceOf'; token: string; owner: string }
-  | { kind: 'allowance'; token: string; owner: string; spender: string }
-  | { kind: 'decimals'; token: string }
-  | { kind: 'nativeBalance'; owner: string };
-
-/** One read's value in base units (decimals as a small bigint), or why it failed. */
-export type ReadResult = { ok: true; value: bigint } | { ok: false; error: string };
 
 export type BlockTag = number | 'latest' | 'pending' | 'safe' | 'finalized';
 
@@ -42,10 +43,9 @@ export function createContractReader(params: {
   const { transport, logger } = params;
   const multicall3 = params.multicall3 ? address(params.multicall3, 'contracts.multicall3') : undefined;
   let probed: { present: boolean; at: number } | undefined;
+  let probing: Promise<boolean> | undefined;
 
-  async function usesMulticall(): Promise<boolean> {
-    if (!multicall3) return false;
-    if (probed && (probed.present || Date.now() - probed.at < MULTICALL_PROBE_TTL_MS)) return probed.present;
+  async function probe(): Promise<boolean> {
     const code = await transport.request<string>('eth_getCode', [multicall3, 'latest']);
     probed = { present: typeof code === 'string' && code.length > 2, at: Date.now() };
     if (!probed.present)
@@ -53,10 +53,21 @@ export function createContractReader(params: {
     return probed.present;
   }
 
+  async function usesMulticall(): Promise<boolean> {
+    if (!multicall3) return false;
+    if (probed && (probed.present || Date.now() - probed.at < MULTICALL_PROBE_TTL_MS)) return probed.present;
+    // Concurrent first reads share one probe.
+    probing ??= probe().finally(() => {
+      probing = undefined;
+    });
+    return probing;
+  }
+
   async function read(
     calls: readonly ReadCall[],
     options: { blockTag?: BlockTag } = {},
   ): Promise<ReadResult[]> {
+    if (calls.length === 0) return [];
     const tag =
       typeof options.blockTag === 'number' ? toHex(options.blockTag) : (options.blockTag ?? 'latest');
     const prepared = calls.map(prepare);
@@ -108,65 +119,4 @@ export function createContractReader(params: {
   }
 
   return { read, usesMulticall };
-}
-
-function prepare(call: ReadCall): { call?: Call3; owner?: string } {
-  switch (call.kind) {
-    case 'nativeBalance':
-      return { owner: address(call.owner, 'owner') };
-    case 'balanceOf':
-      return { call: erc20(call.token, 'balanceOf', [address(call.owner, 'owner')]) };
-    case 'allowance':
-      return {
-        call: erc20(call.token, 'allowance', [
-          address(call.owner, 'owner'),
-          address(call.spender, 'spender'),
-        ]),
-      };
-    case 'decimals':
-      return { call: erc20(call.token, 'decimals', []) };
-  }
-}
-
-const erc20 = (token: string, fn: 'balanceOf' | 'allowance' | 'decimals', args: string[]): Call3 => ({
-  target: address(token, 'token'),
-  callData: ERC20.encodeFunctionData(fn, args),
-});
-
-const ethCall = (to: string, data: string, tag: string): RpcCall => ({
-  method: 'eth_call',
-  params: [{ to, data }, tag],
-});
-
-function decodeGroup(outcome: RpcOutcome, size: number): { success: boolean; returnData: string }[] | null {
-  if (!outcome.ok || typeof outcome.result !== 'string') return null;
-  try {
-    const decoded = decodeAggregate3(outcome.result);
-    return decoded.length === size ? decoded : null;
-  } catch {
-    return null;
-  }
-}
-
-function single(call: ReadCall, outcome: RpcOutcome): ReadResult {
-  if (!outcome.ok) {
-    return {
-      ok: false,
-      error: isRevert(outcome.error) ? 'call reverted' : `call failed: ${outcome.error.message}`,
-    };
-  }
-  if (call.kind === 'nativeBalance') {
-    try {
-      return { ok: true, value: quantity(outcome.result, 'eth_getBalance') };
-    } catch (error) {
-      return { ok: false, error: (error as Error).message };
-    }
-  }
-  return finish(call, decodeWord(typeof outcome.result === 'string' ? outcome.result : ''));
-}
-
-function finish(call: ReadCall, word: ReadResult): ReadResult {
-  if (word.ok && call.kind === 'decimals' && word.value > 255n)
-    return { ok: false, error: 'decimals out of range' };
-  return word;
 }

@@ -68,7 +68,7 @@ export async function deployMulticall(deployer: Wallet): Promise<string> {
 /** Waits for a contract transaction and fails loudly if it reverted. */
 export async function mined(tx: Promise<{ wait(): Promise<unknown> }>): Promise<void> {
   const receipt = (await (await tx).wait()) as { status?: number } | null;
-  if (!receipt || receipt.status !== 1) throw new Error('transaction failed');
+  if (receipt?.status !== 1) throw new Error('transaction failed');
 }
 
 /**
