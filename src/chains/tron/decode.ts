@@ -40,9 +40,9 @@ export function decodeTronTransaction(rawTransaction: string): DecodedTronTransa
     throw validation(`raw_transaction is not a Tron transaction: ${(error as Error).message}`);
   }
   const call = soleTrigger(raw);
-  if (!call || call.callTokenValue !== 0n || call.tokenId !== 0n || raw.contracts[0]!.permissionId !== 0) {
-    throw validation('raw_transaction is not a single plain TriggerSmartContract');
-  }
+  // TRC-10 values and non-owner permissions are nothing this service builds.
+  const plain = call?.callTokenValue === 0n && call.tokenId === 0n && raw.contracts[0]!.permissionId === 0;
+  if (!call || !plain) throw validation('raw_transaction is not a single plain TriggerSmartContract');
   const data = `0x${call.data}`;
   return {
     txId: txIdOf(bytes),
