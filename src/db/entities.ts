@@ -1,5 +1,6 @@
 import { AllowedIpSchema, MerchantSchema, SettlementWalletSchema } from '../modules/merchant/merchant.entity.ts';
 import { ApiKeySchema, OperatorTokenSchema, RequestNonceSchema } from '../modules/auth/auth.entity.ts';
+import { ListenerCheckpointSchema, SessionSchema } from '../modules/session/session.entity.ts';
 
 /** Every entity the ORM manages; each module adds its own here. */
 export const entities = [
@@ -9,4 +10,6 @@ export const entities = [
   ApiKeySchema,
   OperatorTokenSchema,
   RequestNonceSchema,
+  SessionSchema,
+  ListenerCheckpointSchema,
 ];

@@ -1,0 +1,98 @@
+import { defineEntity, p } from '@mikro-orm/core';
+import { Merchant } from '../merchant/merchant.entity.ts';
+
+/** Steps of the session step machine (section 3.2). */
+export const STEPS = [
+  'network_select',
+  'connect_wallet',
+  'token_select',
+  'enter_amount',
+  'awaiting_approval',
+  'awaiting_payment',
+  'processing',
+  'completed',
+  'failed',
+  'reverted',
+] as const;
+export type Step = (typeof STEPS)[number];
+
+/** Order status of a deposit session (section 3.1). */
+export const ORDER_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+/**
+ * A deposit session. Prefilled values (what init sent) and chosen values (what the player picked, or
+ * the prefill copied over) are kept apart: `change_wallet` keeps a prefilled coin and forgets a chosen
+ * one. The payment the listener accepted is recorded with its block hash so a reorganisation is
+ * noticed before the session completes.
+ */
+export const SessionSchema = defineEntity({
+  name: 'Session',
+  tableName: 'sessions',
+  // Idempotency of init: one session per merchant order reference (NULLs never collide).
+  uniques: [{ properties: ['merchant', 'externalOrderId'] }],
+  indexes: [{ properties: ['network', 'status'] }, { properties: ['merchant', 'createdAt'] }],
+  properties: {
+    id: p.string().length(40).primary(),
+    merchant: () => p.manyToOne(Merchant).deleteRule('cascade'),
+    externalOrderId: p.string().length(128).nullable(),
+    playerId: p.string().length(128).nullable(),
+    callbackUrl: p.string().length(2048).nullable(),
+    /** `en`, `ru` or `es`. */
+    language: p.string().length(8).default('en'),
+    prefillNetwork: p.string().length(32).nullable(),
+    prefillToken: p.string().length(16).nullable(),
+    /** Canonical decimal, whole units. */
+    prefillAmount: p.string().length(100).nullable(),
+    network: p.string().length(32).nullable(),
+    token: p.string().length(16).nullable(),
+    /** Canonical decimal, whole units. */
+    amount: p.string().length(100).nullable(),
+    /** Connected payer wallet, lowercase. */
+    wallet: p.string().length(42).nullable(),
+    step: p.string().length(32).$type<Step>(),
+    status: p.string().length(16).$type<OrderStatus>().default('pending'),
+    /** keccak256 of the UTF-8 session id (D5); the router's `Payment` event carries it. */
+    orderRef: p.string().length(66).unique(),
+    /** Router deadline, chain seconds; fixed when the wallet first connects (D5). */
+    deadline: p.bigint('number').nullable(),
+    /** Wall-clock expiry of a still-pending session (SESSION_TTL_MINUTES after creation). */
+    expiresAt: p.datetime(),
+    approvalTxHash: p.string().length(66).nullable(),
+    /** The payment transaction the session reported (`signature_submitted`). */
+    reportedTxHash: p.string().length(66).nullable().index(),
+    reportedAt: p.datetime().nullable(),
+    /** The accepted payment, as the listener found it. */
+    txHash: p.string().length(66).nullable(),
+    blockNumber: p.bigint('number').nullable(),
+    blockHash: p.string().length(66).nullable(),
+    logIndex: p.integer().nullable(),
+    payer: p.string().length(42).nullable(),
+    paidRaw: p.string().length(80).nullable(),
+    failureReason: p.string().length(64).nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    settledAt: p.datetime().nullable(),
+  },
+});
+export class Session extends SessionSchema.class {}
+SessionSchema.setClass(Session);
+
+/**
+ * How far the listener of one network has scanned the payment router's events. Advanced in the same
+ * transaction as the settlements found in the scanned blocks, so a crash loses and repeats nothing.
+ */
+export const ListenerCheckpointSchema = defineEntity({
+  name: 'ListenerCheckpoint',
+  tableName: 'listener_checkpoints',
+  properties: {
+    network: p.string().length(32).primary(),
+    /** Last block whose logs are fully processed. */
+    blockNumber: p.bigint('number'),
+    /** Hash of that block, to notice a reorganisation under the checkpoint. */
+    blockHash: p.string().length(66),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+});
+export class ListenerCheckpoint extends ListenerCheckpointSchema.class {}
+ListenerCheckpointSchema.setClass(ListenerCheckpoint);
