@@ -1,0 +1,125 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { JsonRpcProvider, Wallet } from 'ethers';
+import { type AnvilNode, startAnvil } from '../chains/anvil.ts';
+import type { NetworkFile } from '../chains/networks.ts';
+import { networkFileSchema } from '../chains/networks.ts';
+import type { Logger } from '../lib/logger.ts';
+import { DEV_ACCOUNTS } from './accounts.ts';
+import { DEFAULT_DEV_TOKENS, type DevContracts, deployDevContracts, fundPlayers } from './deploy.ts';
+import { startTronDevNode, type TronDevNode } from './tron-facade/dev-node.ts';
+
+/** Local chains of the embedded stack: `eth` and `bsc` on anvil, `tron` on the facade (D10). */
+const EVM_CHAINS = [
+  { id: 'eth', chainId: 31337 },
+  { id: 'bsc', chainId: 31338 },
+] as const;
+/** Seconds between dev blocks, so confirmations accrue without traffic. */
+const BLOCK_TIME_S = 1;
+/** Whole units of every token each demo player starts with. */
+const PLAYER_FUNDING = '100000';
+/** Small dev confirmation tiers, so a demo payment settles in seconds. */
+const DEV_CONFIRMATIONS = [{ below: '1000', blocks: 2 }, { below: '10000', blocks: 4 }, { blocks: 6 }];
+const DEPOSIT_FEE = { USDT: '0.5', USDC: '0.5', DAI: '0.5' } as Record<string, string>;
+
+export interface DevChain {
+  id: string;
+  kind: 'evm' | 'tron';
+  chainId: number;
+  /** What the service talks to: anvil JSON-RPC, or the Tron facade's HTTP API. */
+  rpcUrl: string;
+  /** The EVM JSON-RPC endpoint under it (the same as rpcUrl for EVM chains). */
+  evmRpcUrl: string;
+  contracts: DevContracts;
+}
+
+export interface DevChains {
+  chains: DevChain[];
+  networks: NetworkFile;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the local chains with their state kept under `dir`, deploying contracts and funding players
+ * on first start and reusing them afterwards (a deployment is reused only if its code is still there).
+ */
+export async function startDevChains(dir: string, logger: Logger): Promise<DevChains> {
+  mkdirSync(dir, { recursive: true });
+  const nodes: Array<AnvilNode | TronDevNode> = [];
+  const chains: DevChain[] = [];
+  try {
+    for (const chain of EVM_CHAINS) {
+      const node = await startAnvil({
+        chainId: chain.chainId,
+        blockTime: BLOCK_TIME_S,
+        stateFile: path.join(dir, `${chain.id}.anvil.json`),
+      });
+      nodes.push(node);
+      const contracts = await ensureDeployed(node.rpcUrl, path.join(dir, `${chain.id}.deployment.json`), logger);
+      chains.push({ id: chain.id, kind: 'evm', chainId: chain.chainId, rpcUrl: node.rpcUrl, evmRpcUrl: node.rpcUrl, contracts });
+    }
+    const tron = await startTronDevNode({ stateBase: path.join(dir, 'tron') });
+    nodes.push(tron);
+    const contracts = await ensureDeployed(tron.anvilRpcUrl, path.join(dir, 'tron.deployment.json'), logger);
+    chains.push({ id: 'tron', kind: 'tron', chainId: tron.chainId, rpcUrl: tron.url, evmRpcUrl: tron.anvilRpcUrl, contracts });
+  } catch (error) {
+    await Promise.allSettled(nodes.map((n) => n.stop()));
+    throw error;
+  }
+  return {
+    chains,
+    networks: networkFileFor(chains),
+    stop: async () => {
+      await Promise.allSettled(nodes.map((n) => n.stop()));
+    },
+  };
+}
+
+async function ensureDeployed(rpcUrl: string, file: string, logger: Logger): Promise<DevContracts> {
+  const provider = new JsonRpcProvider(rpcUrl, undefined, { staticNetwork: true, polling: true, pollingInterval: 200 });
+  try {
+    if (existsSync(file)) {
+      const saved = JSON.parse(readFileSync(file, 'utf8')) as DevContracts;
+      if ((await provider.getCode(saved.paymentRouter)) !== '0x') return saved;
+      logger.warn('dev chain lost its contracts; deploying again', { rpcUrl });
+    }
+    const deployer = new Wallet(DEV_ACCOUNTS.deployer.privateKey, provider);
+    const contracts = await deployDevContracts(deployer, {
+      tokens: DEFAULT_DEV_TOKENS.map((t) => ({ ...t, depositFee: DEPOSIT_FEE[t.symbol] ?? '0' })),
+      feeWallet: DEV_ACCOUNTS.feeWallet.address,
+    });
+    await fundPlayers(deployer, contracts.tokens, DEV_ACCOUNTS.players.map((p) => p.address), PLAYER_FUNDING);
+    writeFileSync(file, `${JSON.stringify(contracts, null, 2)}\n`);
+    logger.info('deployed dev contracts', { rpcUrl, paymentRouter: contracts.paymentRouter });
+    return contracts;
+  } finally {
+    provider.destroy();
+  }
+}
+
+function networkFileFor(chains: DevChain[]): NetworkFile {
+  return networkFileSchema.parse({
+    networks: chains.map((chain) => ({
+      id: chain.id,
+      kind: chain.kind,
+      chainId: chain.chainId,
+      rpcUrls: [chain.rpcUrl],
+      confirmations: DEV_CONFIRMATIONS,
+      pollIntervalMs: 1_000,
+      tokens: Object.values(chain.contracts.tokens).map((t) => ({
+        symbol: t.symbol,
+        address: t.address,
+        decimals: t.decimals,
+        depositFee: DEPOSIT_FEE[t.symbol] ?? '0',
+      })),
+      contracts: {
+        ...(chain.kind === 'evm' ? { paymentRouter: chain.contracts.paymentRouter, multicall3: chain.contracts.multicall3 } : {}),
+        payoutRouter: chain.contracts.payoutRouter,
+        batchPayoutRouter: chain.contracts.batchPayoutRouter,
+        forwarderFactory: chain.contracts.forwarderFactory,
+      },
+      feeWallet: DEV_ACCOUNTS.feeWallet.address,
+      relayerPrivateKey: DEV_ACCOUNTS.relayer.privateKey,
+    })),
+  });
+}

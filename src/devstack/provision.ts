@@ -1,0 +1,76 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { App } from '../app.ts';
+import { newSecret } from '../lib/ids.ts';
+import { evmToTron } from '../chains/tron/address.ts';
+import { Merchant } from '../modules/merchant/merchant.entity.ts';
+import { DEV_ACCOUNTS } from './accounts.ts';
+import type { DevChain } from './chains.ts';
+
+interface ProvisionState {
+  merchantId: string;
+  apiKeyId: string;
+  apiSecret: string;
+  operatorToken: string;
+}
+
+/**
+ * Provisions the demo merchant (settlement wallets on every network, Tron payout wallet, an API key)
+ * and an operator token once, keeping their secrets in `<dataDir>/provision.json` so restarts reuse
+ * them. Writes `.data/devstack.json` (D10) for people and scripts to read.
+ */
+export async function provisionDemo(app: App, dataDir: string, chains: DevChain[], baseUrl: string): Promise<void> {
+  const stateFile = path.join(dataDir, 'provision.json');
+  const em = app.fork();
+  let state = existsSync(stateFile) ? (JSON.parse(readFileSync(stateFile, 'utf8')) as ProvisionState) : undefined;
+  if (state && !(await em.findOne(Merchant, { id: state.merchantId }))) state = undefined;
+  if (!state) {
+    const merchant = await app.services.merchants.create(em, { name: 'Demo merchant' });
+    const key = await app.services.merchants.issueKey(em, merchant.id, 'devstack');
+    state = { merchantId: merchant.id, apiKeyId: key.id, apiSecret: key.secret, operatorToken: newSecret('opk', 32) };
+    writeFileSync(stateFile, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
+  }
+  await app.services.operators.ensureToken(em, 'devstack', state.operatorToken);
+  const tronPayout = evmToTron(DEV_ACCOUNTS.tronPayout.address);
+  await app.services.merchants.update(em, state.merchantId, { tronPayoutWallet: tronPayout });
+  for (const chain of chains) {
+    const address = chain.kind === 'tron' ? evmToTron(DEV_ACCOUNTS.merchant.address) : DEV_ACCOUNTS.merchant.address;
+    await app.services.merchants.setSettlementWallet(em, state.merchantId, chain.id, address);
+  }
+
+  const devstack = {
+    base_url: baseUrl,
+    graphql_url: `${baseUrl}/graphql`,
+    operator_token: state.operatorToken,
+    networks: Object.fromEntries(
+      chains.map((c) => [
+        c.id,
+        {
+          rpc_url: c.rpcUrl,
+          chain_id: c.chainId,
+          ...(c.kind === 'evm' ? { payment_router: c.contracts.paymentRouter } : {}),
+          payout_router: c.contracts.payoutRouter,
+          batch_router: c.contracts.batchPayoutRouter,
+          tokens: Object.fromEntries(
+            Object.values(c.contracts.tokens).map((t) => [
+              t.symbol,
+              { address: c.kind === 'tron' ? evmToTron(t.address) : t.address, decimals: t.decimals },
+            ]),
+          ),
+        },
+      ]),
+    ),
+    merchant: {
+      id: state.merchantId,
+      api_key: state.apiKeyId,
+      api_secret: state.apiSecret,
+      settlement_wallet: DEV_ACCOUNTS.merchant.address,
+      payout_wallet: DEV_ACCOUNTS.merchant.address,
+      payout_wallet_private_key: DEV_ACCOUNTS.merchant.privateKey,
+      tron_payout_wallet: tronPayout,
+      tron_payout_private_key: DEV_ACCOUNTS.tronPayout.privateKey,
+    },
+    players: DEV_ACCOUNTS.players.map((p) => ({ address: p.address, private_key: p.privateKey })),
+  };
+  writeFileSync(path.join(dataDir, 'devstack.json'), `${JSON.stringify(devstack, null, 2)}\n`, { mode: 0o600 });
+}

@@ -1,0 +1,85 @@
+/**
+ * `npm start`: the whole service. With no DATABASE_URL it runs on embedded defaults (D10): embedded
+ * PostgreSQL, local anvil chains for `eth` and `bsc`, the Tron facade, deployed contracts, a demo
+ * merchant and operator token, and writes `.data/devstack.json`. With DATABASE_URL and NETWORKS_FILE
+ * it runs against real infrastructure and starts nothing embedded.
+ */
+import path from 'node:path';
+import type { Runner } from 'graphile-worker';
+import { createApp } from './app.ts';
+import { loadNetworkFile, type NetworkFile } from './chains/networks.ts';
+import { type Config, ConfigError, loadConfig } from './config.ts';
+import { migrate } from './db/migrate.ts';
+import { startDevChains } from './devstack/chains.ts';
+import { devSecretsKey, startDevDatabase } from './devstack/database.ts';
+import { provisionDemo } from './devstack/provision.ts';
+import { webPages } from './http/pages.ts';
+import { startHttpServer } from './http/server.ts';
+import { createLogger } from './lib/logger.ts';
+import { startWorker } from './worker/runner.ts';
+
+async function main() {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const logger = createLogger(config.logLevel);
+  const stops: Array<() => Promise<unknown>> = [];
+  let networks: NetworkFile;
+  let devChains: Awaited<ReturnType<typeof startDevChains>> | undefined;
+
+  if (config.embedded) {
+    logger.info('no DATABASE_URL: starting the embedded development stack', { dataDir: config.dataDir });
+    const db = await startDevDatabase(config.dataDir);
+    stops.push(() => db.server.stop());
+    config = { ...config, databaseUrl: db.url, secretsKey: config.secretsKey ?? devSecretsKey(config.dataDir) };
+  }
+  if (config.networksFile) {
+    networks = loadNetworkFile(config.networksFile);
+  } else {
+    devChains = await startDevChains(path.join(config.dataDir, 'chains'), logger);
+    stops.push(() => devChains!.stop());
+    networks = devChains.networks;
+  }
+  if (!config.secretsKey) throw new ConfigError('SECRETS_KEY is required outside the embedded stack');
+
+  await migrate(config.databaseUrl!);
+  const app = await createApp({ config, networks, logger });
+  stops.unshift(() => app.close());
+  const http = await startHttpServer(app, { pages: webPages(app) });
+  stops.unshift(() => http.close());
+  const baseUrl = config.publicBaseUrl ?? `http://localhost:${new URL(http.url).port}`;
+  let worker: Runner | undefined;
+  if (config.runWorker) {
+    worker = await startWorker(app);
+    stops.unshift(() => worker!.stop());
+  }
+  if (devChains) {
+    await provisionDemo(app, config.dataDir, devChains.chains, baseUrl);
+    logger.info('devstack ready', { devstack: path.join(config.dataDir, 'devstack.json') });
+  }
+  logger.info('listening', { url: baseUrl, graphql: `${baseUrl}/graphql`, worker: Boolean(worker) });
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info('shutting down', { signal });
+    for (const stop of stops) await stop().catch((error: unknown) => logger.error('shutdown step failed', { error }));
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) console.error(error.message);
+  else console.error('startup failed:', error);
+  process.exit(1);
+});
