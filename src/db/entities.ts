@@ -1,5 +1,6 @@
 import { AllowedIpSchema, MerchantSchema, SettlementWalletSchema } from '../modules/merchant/merchant.entity.ts';
 import { ApiKeySchema, OperatorTokenSchema, RequestNonceSchema } from '../modules/auth/auth.entity.ts';
+import { WebhookAttemptSchema, WebhookDeliverySchema, WebhookEventSchema } from '../modules/webhook/webhook.entity.ts';
 import { ListenerCheckpointSchema, SessionSchema } from '../modules/session/session.entity.ts';
 
 /** Every entity the ORM manages; each module adds its own here. */
@@ -12,4 +13,7 @@ export const entities = [
   RequestNonceSchema,
   SessionSchema,
   ListenerCheckpointSchema,
+  WebhookEventSchema,
+  WebhookDeliverySchema,
+  WebhookAttemptSchema,
 ];
