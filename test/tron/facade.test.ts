@@ -2,6 +2,9 @@
  * The Tron facade behaves like a Tron node where the service depends on it: real protobuf raw_data,
  * Tron signatures checked before anything runs, TaPoS and expiration, a solidified view that lags.
  */
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { type Contract, Interface } from 'ethers';
 import type { TronWeb } from 'tronweb';
 import { utils } from 'tronweb';
@@ -9,6 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { toTronHex } from '../../src/chains/tron/address.ts';
 import { hexToBytes, sha256Hex } from '../../src/chains/tron/hex.ts';
 import { decodeRaw } from '../../src/chains/tron/tx-raw.ts';
+import { startTronFacade } from '../../src/devstack/tron-facade/index.ts';
 import {
   deployToken,
   mine,
@@ -321,5 +325,49 @@ describe('Tron facade: blocks and the solidified view', () => {
       txID: signed.txID,
     });
     expect(await readAllowance('/walletsolidity/triggerconstantcontract')).toBe(31n);
+  });
+});
+
+describe('Tron facade: what tronweb reads', () => {
+  it('serves tronweb’s block, transaction, account and chain-parameter calls', async () => {
+    const owner = tronAccount();
+    const signed = await tw.trx.sign(await buildApprove(owner, tronAccount(), 3), owner.privateKey);
+    await tw.trx.sendRawTransaction(signed);
+    // One TRX is 10^6 sun; the chain's native coin stands in for it at 10^12 wei per sun.
+    await chain.provider.send('anvil_setBalance', [owner.evm, '0xde0b6b3a7640000']);
+
+    const head = await tw.trx.getCurrentBlock();
+    const solid = await tw.trx.getConfirmedCurrentBlock();
+    expect(head.block_header.raw_data.number - solid.block_header.raw_data.number).toBe(TEST_SOLIDIFIED_LAG);
+    expect((await tw.trx.getBlock(solid.block_header.raw_data.number)).blockID).toBe(solid.blockID);
+    expect((await tw.trx.getBlockByHash(head.blockID)).blockID).toBe(head.blockID);
+    expect(await tw.trx.getUnconfirmedTransactionInfo(signed.txID)).toMatchObject({ id: signed.txID });
+    expect(await tw.trx.getTransactionInfo(signed.txID)).toEqual({});
+    expect(await tw.trx.getUnconfirmedBalance(owner.tron)).toBe(1_000_000);
+    expect(await tw.trx.getBalance(owner.tron)).toBe(0); // not solidified yet
+    expect(await tw.trx.getAccount(tronAccount().tron)).toEqual({});
+    const params = await tw.trx.getChainParameters();
+    expect(params).toContainEqual({ key: 'getEnergyFee', value: 210 });
+
+    await mine(chain.provider, TEST_SOLIDIFIED_LAG);
+    expect(await tw.trx.getTransactionInfo(signed.txID)).toMatchObject({ id: signed.txID });
+    expect(await tw.trx.getBalance(owner.tron)).toBe(1_000_000);
+  });
+
+  it('keeps the txID ⇄ EVM hash map across a restart when given a state file', async () => {
+    const stateFile = join(await mkdtemp(join(tmpdir(), 'tron-facade-')), 'txs.jsonl');
+    const first = await startTronFacade({ anvilRpcUrl: chain.anvil.rpcUrl, stateFile });
+    const owner = tronAccount();
+    const tw1 = tronWebOn(first);
+    const signed = await tw1.trx.sign(await buildApprove(owner, tronAccount(), 8), owner.privateKey);
+    await tw1.trx.sendRawTransaction(signed);
+    await first.stop();
+    const second = await startTronFacade({ anvilRpcUrl: chain.anvil.rpcUrl, stateFile });
+    try {
+      const info = await post<TxJson>(second.url, '/wallet/gettransactioninfobyid', { value: signed.txID });
+      expect(info).toMatchObject({ id: signed.txID, receipt: { result: 'SUCCESS' } });
+    } finally {
+      await second.stop();
+    }
   });
 });

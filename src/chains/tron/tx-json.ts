@@ -80,7 +80,12 @@ const rawDataSchema = z.object({
   data: hex.optional(),
 });
 
-const optionalNumber = (value: bigint): number | undefined => (value === 0n ? undefined : Number(value));
+/** JSON numbers lose precision past 2^53; the node prints int64 as numbers, so refuse what would be garbled. */
+function jsonInt(value: bigint): number {
+  if (value < 0n || value > BigInt(Number.MAX_SAFE_INTEGER))
+    throw new TypeError(`${value} does not fit a JSON number`);
+  return Number(value);
+}
 
 /** Renders a raw transaction as the node's JSON; refuses content other than one trigger. */
 export function transactionJson(
@@ -97,9 +102,9 @@ export function transactionJson(
       owner_address: addr(t.ownerAddress),
       contract_address: addr(t.contractAddress),
       ...(t.data ? { data: t.data } : {}),
-      ...(t.callValue ? { call_value: optionalNumber(t.callValue) } : {}),
-      ...(t.callTokenValue ? { call_token_value: optionalNumber(t.callTokenValue) } : {}),
-      ...(t.tokenId ? { token_id: optionalNumber(t.tokenId) } : {}),
+      ...(t.callValue ? { call_value: jsonInt(t.callValue) } : {}),
+      ...(t.callTokenValue ? { call_token_value: jsonInt(t.callTokenValue) } : {}),
+      ...(t.tokenId ? { token_id: jsonInt(t.tokenId) } : {}),
     };
     return {
       parameter: { value, type_url: c.typeUrl },

@@ -38,7 +38,7 @@ export function createRoutes(rpc: EvmRpc, chain: ChainView, store: TxStore): Map
 
   const txIdParam = (params: Params) => {
     const id = requiredString(params, 'value');
-    if (!TX_ID.test(id)) throw new BadRequest('value must be a 32-byte transaction id');
+    if (!TX_ID.test(id)) throw new BadRequest('value must be a 32-byte id');
     return id;
   };
 
@@ -51,6 +51,13 @@ export function createRoutes(rpc: EvmRpc, chain: ChainView, store: TxStore): Map
       const num = intParam(p, 'num', -1);
       if (num < 0) throw new BadRequest('num is required');
       return num > (await ceiling(solid)) ? {} : blockJson(await chain.block(num));
+    });
+    routes.set(`${prefix}getblockbyid`, async (p) => {
+      const id = txIdParam(p).replace(/^0x/, '').toLowerCase();
+      // A Tron block id starts with the block's number; the rest must match that block's id.
+      const num = Number.parseInt(id.slice(0, 16), 16);
+      const block = num > (await ceiling(solid)) ? undefined : await chain.block(num);
+      return block && blockIdOf(block) === id ? blockJson(block) : {};
     });
     routes.set(`${prefix}gettransactionbyid`, async (p) =>
       view.transaction(txIdParam(p), await ceiling(solid), solid),
