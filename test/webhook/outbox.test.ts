@@ -1,0 +1,201 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildWebhookBody, enqueueWebhook } from '../../src/modules/webhook/outbox.ts';
+import { WebhookDelivery, WebhookEvent } from '../../src/modules/webhook/webhook.entity.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t?.close());
+
+async function merchantWith(
+  patch: { webhookUrl?: string | null; webhooksEnabled?: boolean; key?: boolean } = {},
+) {
+  const em = t.app.fork();
+  const m = await t.app.services.merchants.create(em, {
+    name: 'm',
+    webhookUrl: 'webhookUrl' in patch ? patch.webhookUrl : 'http://127.0.0.1:9/hook',
+  });
+  if (patch.webhooksEnabled === false)
+    await t.app.services.merchants.update(em, m.id, { webhooksEnabled: false });
+  if (patch.key !== false) await t.app.services.merchants.issueKey(em, m.id);
+  return m.id;
+}
+
+const jobsFor = async (deliveryId: string) =>
+  (
+    await t.app
+      .fork()
+      .execute<{ n: string }[]>(`select count(*) as n from graphile_worker.jobs where key = ?`, [
+        `deliver_webhook:${deliveryId}`,
+      ])
+  )[0]!.n;
+
+describe('enqueueWebhook', () => {
+  it('writes event, delivery and job in the caller transaction', async () => {
+    const merchantId = await merchantWith();
+    const id = await t.app.fork().transactional((em) =>
+      enqueueWebhook(em, {
+        merchantId,
+        event: 'payment.completed',
+        subjectId: 'cs_1',
+        body: {
+          session_id: 'cs_1',
+          merchant_id: merchantId,
+          status: 'completed',
+          player_id: '',
+          tx_hash: null,
+          amount: undefined,
+        },
+      }),
+    );
+    expect(id).toMatch(/^wh_[A-Za-z0-9_-]{22}$/);
+    const em = t.app.fork();
+    const delivery = await em.findOneOrFail(WebhookDelivery, { id: id! }, { populate: ['event'] });
+    expect(delivery.status).toBe('pending');
+    expect(delivery.targetUrl).toBe('http://127.0.0.1:9/hook');
+    expect(delivery.event.idempotencyKey).toBe('payment.completed:cs_1');
+    const body = delivery.event.body;
+    expect(body).not.toContain('\n');
+    const parsed = JSON.parse(body);
+    expect(Object.keys(parsed)).toEqual(['event', 'session_id', 'merchant_id', 'status', 'occurred_at']);
+    expect(parsed.occurred_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(await jobsFor(id!)).toBe('1');
+  });
+
+  it('a rolled-back transaction leaves nothing behind', async () => {
+    const merchantId = await merchantWith();
+    let id: string | null = null;
+    await expect(
+      t.app.fork().transactional(async (em) => {
+        id = await enqueueWebhook(em, { merchantId, event: 'payout.failed', subjectId: 'po_rb', body: {} });
+        throw new Error('business failure');
+      }),
+    ).rejects.toThrow('business failure');
+    expect(id).toMatch(/^wh_/);
+    expect(await t.app.fork().count(WebhookDelivery, { id: id! })).toBe(0);
+    expect(await t.app.fork().count(WebhookEvent, { merchant: merchantId })).toBe(0);
+    expect(await jobsFor(id!)).toBe('0');
+  });
+
+  it('the same logical event is created once, even when enqueued twice', async () => {
+    const merchantId = await merchantWith();
+    const input = {
+      merchantId,
+      event: 'deposit.confirmed' as const,
+      subjectId: 'dep_1',
+      body: { deposit_id: 'dep_1' },
+    };
+    const first = await t.app.fork().transactional((em) => enqueueWebhook(em, input));
+    const second = await t.app.fork().transactional((em) => enqueueWebhook(em, input));
+    expect(second).toBe(first);
+    expect(await t.app.fork().count(WebhookEvent, { merchant: merchantId })).toBe(1);
+    expect(await t.app.fork().count(WebhookDelivery, { merchant: merchantId })).toBe(1);
+  });
+
+  it('concurrent enqueues of one event create it once', async () => {
+    const merchantId = await merchantWith();
+    const input = { merchantId, event: 'payment.failed' as const, subjectId: 'cs_race', body: {} };
+    const ids = await Promise.all(
+      Array.from({ length: 5 }, () => t.app.fork().transactional((em) => enqueueWebhook(em, input))),
+    );
+    expect(new Set(ids).size).toBe(1);
+    expect(await t.app.fork().count(WebhookDelivery, { merchant: merchantId })).toBe(1);
+  });
+
+  it('no API key, webhooks disabled, or no target: nothing is due', async () => {
+    const noKey = await merchantWith({ key: false });
+    const disabled = await merchantWith({ webhooksEnabled: false });
+    const noUrl = await merchantWith({ webhookUrl: null });
+    for (const merchantId of [noKey, disabled]) {
+      expect(
+        await enqueueWebhook(t.app.fork(), {
+          merchantId,
+          event: 'payment.completed',
+          subjectId: 'x',
+          body: {},
+        }),
+      ).toBeNull();
+      expect(await t.app.fork().count(WebhookEvent, { merchant: merchantId })).toBe(0);
+    }
+    expect(
+      await enqueueWebhook(t.app.fork(), {
+        merchantId: noUrl,
+        event: 'payment.completed',
+        subjectId: 'x',
+        body: {},
+      }),
+    ).toBeNull();
+    const viaCallback = await enqueueWebhook(t.app.fork(), {
+      merchantId: noUrl,
+      event: 'payment.completed',
+      subjectId: 'x',
+      callbackUrl: 'https://example.com/cb',
+      body: {},
+    });
+    expect(viaCallback).toMatch(/^wh_/);
+  });
+
+  it('a revoked key counts as no key', async () => {
+    const merchantId = await merchantWith();
+    const em = t.app.fork();
+    for (const k of await t.app.services.merchants.listKeys(em, merchantId))
+      await t.app.services.merchants.revokeKey(em, k.id);
+    expect(
+      await enqueueWebhook(t.app.fork(), {
+        merchantId,
+        event: 'payout.completed',
+        subjectId: 'po_1',
+        body: {},
+      }),
+    ).toBeNull();
+  });
+
+  it('callbackUrl overrides the merchant default', async () => {
+    const merchantId = await merchantWith({ webhookUrl: 'https://example.com/default' });
+    const id = await enqueueWebhook(t.app.fork(), {
+      merchantId,
+      event: 'payout.completed',
+      subjectId: 'po_2',
+      callbackUrl: 'https://example.com/override',
+      body: {},
+    });
+    const d = await t.app.fork().findOneOrFail(WebhookDelivery, { id: id! }, { populate: ['event'] });
+    expect(d.targetUrl).toBe('https://example.com/override');
+    expect(d.event.callbackUrl).toBe('https://example.com/override');
+    const viaDefault = await enqueueWebhook(t.app.fork(), {
+      merchantId,
+      event: 'payout.completed',
+      subjectId: 'po_3',
+      callbackUrl: '',
+      body: {},
+    });
+    expect((await t.app.fork().findOneOrFail(WebhookDelivery, { id: viaDefault! })).targetUrl).toBe(
+      'https://example.com/default',
+    );
+  });
+});
+
+describe('buildWebhookBody', () => {
+  it('orders event first and occurred_at last, drops empty fields, normalises values', () => {
+    const body = buildWebhookBody({
+      merchantId: 'mer_1',
+      event: 'deposit.confirmed',
+      subjectId: 'dep_1',
+      occurredAt: new Date('2026-01-02T03:04:05.678Z'),
+      body: {
+        event: 'ignored',
+        deposit_id: 'dep_1',
+        block: 123n,
+        amount: '1.5',
+        merchant_id: 'mer_other',
+        fee: '',
+        x: null,
+      },
+    });
+    expect(body).toBe(
+      '{"event":"deposit.confirmed","deposit_id":"dep_1","block":123,"amount":"1.5","merchant_id":"mer_1","occurred_at":"2026-01-02T03:04:05.678Z"}',
+    );
+  });
+});
