@@ -12,7 +12,8 @@ const DEFAULT_PORT = 54329;
 /** The embedded PostgreSQL under `<dataDir>/pg`, with the service database created once. */
 export async function startDevDatabase(dataDir: string): Promise<{ url: string; server: EmbeddedDatabase }> {
   const port = Number(process.env.EMBEDDED_PG_PORT ?? DEFAULT_PORT);
-  const server = await startEmbeddedPostgres({ dir: path.join(dataDir, 'pg'), port, persistent: true });
+  // A running `npm start` already serves this data folder (the CLI then shares it).
+  const server = (await runningServer(port)) ?? (await startEmbeddedPostgres({ dir: path.join(dataDir, 'pg'), port, persistent: true }));
   const client = new pg.Client(server.adminUrl);
   await client.connect();
   try {
@@ -32,4 +33,21 @@ export function devSecretsKey(dataDir: string): Buffer {
     writeFileSync(file, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
   }
   return parseSecretsKey(readFileSync(file, 'utf8').trim());
+}
+
+async function runningServer(port: number): Promise<EmbeddedDatabase | undefined> {
+  const urlFor = (database: string) => `postgres://postgres:postgres@127.0.0.1:${port}/${database}`;
+  const client = new pg.Client({ connectionString: urlFor('postgres'), connectionTimeoutMillis: 1000 });
+  try {
+    await client.connect();
+  } catch {
+    return undefined;
+  }
+  await client.end();
+  return {
+    adminUrl: urlFor('postgres'),
+    urlFor,
+    createDatabase: () => Promise.reject(new Error('not supported on a shared server')),
+    stop: async () => {},
+  };
 }

@@ -35,7 +35,7 @@ export function signedHeaders(
   secret: string,
   request: { method: string; target: string; body?: string },
   now = Date.now(),
-  nonce = crypto.randomUUID(),
+  nonce: string = crypto.randomUUID(),
 ): Record<string, string> {
   const timestamp = String(Math.floor(now / 1000));
   const body = request.body ?? '';

@@ -1,0 +1,116 @@
+/**
+ * Operator CLI: `npm run cli -- <command> [options]`, printing JSON. Runs against DATABASE_URL, or
+ * against the embedded stack's database when DATABASE_URL is unset (start it with `npm start` once).
+ *
+ *   merchant:create --name NAME [--webhook-url URL]
+ *   merchant:update --merchant ID [--name N] [--webhook-url URL] [--webhooks on|off] [--tron-payout-wallet T…]
+ *   key:issue   --merchant ID [--label L]
+ *   key:rotate  --key ID [--grace-seconds N]
+ *   key:revoke  --key ID
+ *   wallet:set  --merchant ID --network NET --address ADDR
+ *   allowlist:set --merchant ID [--ip CIDR ...]      (no --ip clears it: any address allowed)
+ *   operator:token --name NAME
+ */
+import { parseArgs } from 'node:util';
+import { createApp } from './app.ts';
+import { loadNetworkFile, type NetworkFile } from './chains/networks.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { migrate } from './db/migrate.ts';
+import { devSecretsKey, startDevDatabase } from './devstack/database.ts';
+import { isAppError } from './errors.ts';
+import { createLogger } from './lib/logger.ts';
+
+const USAGE = `usage: npm run cli -- <command> [options]
+commands: merchant:create, merchant:update, key:issue, key:rotate, key:revoke, wallet:set, allowlist:set, operator:token`;
+
+async function main(argv: string[]) {
+  const [command, ...rest] = argv;
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      name: { type: 'string' },
+      merchant: { type: 'string' },
+      'webhook-url': { type: 'string' },
+      webhooks: { type: 'string' },
+      'tron-payout-wallet': { type: 'string' },
+      label: { type: 'string' },
+      key: { type: 'string' },
+      'grace-seconds': { type: 'string' },
+      network: { type: 'string' },
+      address: { type: 'string' },
+      ip: { type: 'string', multiple: true },
+    },
+  });
+  const need = (name: keyof typeof values): string => {
+    const value = values[name];
+    if (typeof value !== 'string' || !value) throw new ConfigError(`${command}: --${name} is required\n${USAGE}`);
+    return value;
+  };
+
+  let config = loadConfig({ LOG_LEVEL: 'error', ...process.env });
+  let stopDb: (() => Promise<void>) | undefined;
+  let networks: NetworkFile;
+  if (config.embedded) {
+    const db = await startDevDatabase(config.dataDir);
+    stopDb = () => db.server.stop();
+    config = { ...config, databaseUrl: db.url, secretsKey: config.secretsKey ?? devSecretsKey(config.dataDir) };
+  }
+  if (config.networksFile) networks = loadNetworkFile(config.networksFile);
+  else {
+    // The embedded stack's networks are only known while it runs; wallet:set checks ids against these.
+    networks = { networks: ['eth', 'bsc', 'tron'].map((id) => ({ id, kind: id === 'tron' ? 'tron' : 'evm', chainId: 1, rpcUrls: ['http://127.0.0.1:1'], confirmations: [{ blocks: 1 }], tokens: [], contracts: {}, pollIntervalMs: 1000 })) } as NetworkFile;
+  }
+  try {
+    await migrate(config.databaseUrl!);
+    const app = await createApp({ config, networks, logger: createLogger('error') });
+    try {
+      const em = app.fork();
+      const m = app.services.merchants;
+      const result = await (async () => {
+        switch (command) {
+          case 'merchant:create':
+            return m.create(em, { name: need('name'), webhookUrl: values['webhook-url'] ?? null });
+          case 'merchant:update':
+            return m.update(em, need('merchant'), {
+              name: values.name,
+              webhookUrl: values['webhook-url'],
+              webhooksEnabled: values.webhooks === undefined ? undefined : values.webhooks === 'on',
+              tronPayoutWallet: values['tron-payout-wallet'],
+            });
+          case 'key:issue':
+            return m.issueKey(em, need('merchant'), values.label);
+          case 'key:rotate': {
+            const { issued, revoked } = await m.rotateKey(em, need('key'), Number(values['grace-seconds'] ?? 0));
+            return { issued, revoked: { id: revoked.id, revokedAt: revoked.revokedAt } };
+          }
+          case 'key:revoke': {
+            const key = await m.revokeKey(em, need('key'));
+            return { id: key.id, revokedAt: key.revokedAt };
+          }
+          case 'wallet:set': {
+            const w = await m.setSettlementWallet(em, need('merchant'), need('network'), need('address'));
+            return { merchantId: values.merchant, network: w.network, address: w.address };
+          }
+          case 'allowlist:set':
+            return (await m.setAllowlist(em, need('merchant'), values.ip ?? [])).map((a) => a.cidr);
+          case 'operator:token':
+            return app.services.operators.createToken(em, need('name'));
+          default:
+            throw new ConfigError(USAGE);
+        }
+      })();
+      console.log(JSON.stringify(result, null, 2));
+    } finally {
+      await app.close();
+    }
+  } finally {
+    await stopDb?.();
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof ConfigError) console.error(error.message);
+  else if (isAppError(error)) console.error(JSON.stringify({ error: { code: error.publicCode, message: error.message } }));
+  else console.error(error);
+  process.exit(1);
+});
