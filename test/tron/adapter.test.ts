@@ -191,6 +191,31 @@ describe('Tron adapter: approve build → sign → broadcast', () => {
     expect(() => decodeTronTransaction('zz')).toThrow(AppError);
   });
 
+  it('reports a broadcast transaction as pending until a block includes it', async () => {
+    const owner = tronAccount();
+    const router = tronAccount();
+    const built = await client.buildApprove({
+      token: usdt.address,
+      owner: owner.evm,
+      spender: router.evm,
+      amount: 6n,
+    });
+    await chain.provider.send('evm_setAutomine', [false]);
+    try {
+      await client.broadcast(signedFromParts(built.raw_transaction, signTxId(owner, built.tx_id)));
+      expect(await client.getTxState(built.tx_id)).toMatchObject({ status: 'pending', confirmations: 0 });
+      expect((await client.getTransaction(built.tx_id))?.approve).toEqual({
+        spender: router.evm,
+        amount: 6n,
+      });
+      await chain.provider.send('evm_mine', []);
+    } finally {
+      await chain.provider.send('evm_setAutomine', [true]);
+    }
+    expect(await client.getTxState(built.tx_id)).toMatchObject({ status: 'confirmed', confirmations: 1 });
+    expect((await client.getTransaction(built.tx_id))?.txId).toBe(built.tx_id);
+  });
+
   it('reports a reverted call as failed', async () => {
     const owner = tronAccount();
     // transfer() with no balance reverts in the USDT-like token.

@@ -53,8 +53,8 @@ export async function getTxState(http: TronHttp, txId: string): Promise<TronTxSt
   const info = await http.post<InfoAnswer>('/wallet/gettransactioninfobyid', { value });
   if (nodeError(info) !== undefined) throw malformed(http.networkId, 'gettransactioninfobyid', info);
   if (typeof info.blockNumber !== 'number') {
-    // Not in a block yet: still pending if the node knows it, otherwise nobody has it.
-    const tx = await http.post<{ txID?: string }>('/wallet/gettransactionbyid', { value });
+    // Not in a block yet: pending while the node holds it in its pending pool, otherwise unknown.
+    const tx = await http.post<{ txID?: string }>('/wallet/gettransactionfrompending', { value });
     return { status: tx.txID ? 'pending' : 'not_found', confirmations: 0, solidified: false };
   }
   const [head, solid] = await Promise.all([blockNumber(http, false), blockNumber(http, true)]);
@@ -71,17 +71,17 @@ export async function getTxState(http: TronHttp, txId: string): Promise<TronTxSt
 }
 
 /**
- * The transaction as the node stores it, decoded; null when the node does not know it or it is not a
- * single TriggerSmartContract (nothing this service would have built).
+ * The transaction as the node has it (in a block or still pending), decoded; null when the node does
+ * not know it or it is not a single TriggerSmartContract (nothing this service would have built).
  */
 export async function getTronTransaction(
   http: TronHttp,
   txId: string,
 ): Promise<DecodedTronTransaction | null> {
   const value = checkTxId(txId);
-  const tx = await http.post<{ txID?: string; raw_data_hex?: string }>('/wallet/gettransactionbyid', {
-    value,
-  });
+  type TxAnswer = { txID?: string; raw_data_hex?: string };
+  let tx = await http.post<TxAnswer>('/wallet/gettransactionbyid', { value });
+  if (!tx.txID) tx = await http.post<TxAnswer>('/wallet/gettransactionfrompending', { value });
   if (!tx.txID || typeof tx.raw_data_hex !== 'string' || !isHex(tx.raw_data_hex)) return null;
   try {
     const decoded = decodeTronTransaction(tx.raw_data_hex);

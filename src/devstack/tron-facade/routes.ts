@@ -60,7 +60,7 @@ export function createRoutes(rpc: EvmRpc, chain: ChainView, store: TxStore): Map
       return block && blockIdOf(block) === id ? blockJson(block) : {};
     });
     routes.set(`${prefix}gettransactionbyid`, async (p) =>
-      view.transaction(txIdParam(p), await ceiling(solid), solid),
+      view.transaction(txIdParam(p), await ceiling(solid)),
     );
     routes.set(`${prefix}gettransactioninfobyid`, async (p) => view.info(txIdParam(p), await ceiling(solid)));
     routes.set(`${prefix}gettransactioninfobyblocknum`, async (p) => {
@@ -89,6 +89,7 @@ export function createRoutes(rpc: EvmRpc, chain: ChainView, store: TxStore): Map
   routes.set('/wallet/triggersmartcontract', (p) => trigger.trigger(p));
   routes.set('/wallet/broadcasttransaction', (p) => broadcast.broadcastJson(p));
   routes.set('/wallet/broadcasthex', (p) => broadcast.broadcastHex(p));
+  routes.set('/wallet/gettransactionfrompending', (p) => view.pending(txIdParam(p)));
   routes.set('/wallet/getchainparameters', async () => ({ chainParameter: CHAIN_PARAMETERS }));
   return routes;
 }

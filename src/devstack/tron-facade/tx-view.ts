@@ -24,8 +24,13 @@ function contractRet(receipt: EvmReceipt, gasGiven: number | undefined): Contrac
 export interface TxView {
   /** `gettransactioninfobyid`: `{}` when unknown, unmined or mined above `maxBlock`. */
   info(id: string, maxBlock: number): Promise<object>;
-  /** `gettransactionbyid`: `{}` when unknown; when `solidOnly`, also `{}` until mined at or below `maxBlock`. */
-  transaction(id: string, maxBlock: number, solidOnly: boolean): Promise<object>;
+  /**
+   * `gettransactionbyid`: like java-tron's, it reads blocks only, so `{}` until the transaction is
+   * mined at or below `maxBlock`.
+   */
+  transaction(id: string, maxBlock: number): Promise<object>;
+  /** `gettransactionfrompending`: the transaction while it waits for a block, then `{}`. */
+  pending(id: string): Promise<object>;
   /** `gettransactioninfobyblocknum`: the infos of every transaction in block `n`, in order. */
   blockInfos(block: EvmBlock): Promise<object[]>;
   /** The transactions of a block as a Tron block lists them. */
@@ -106,11 +111,13 @@ export function createTxView(rpc: EvmRpc, store: TxStore): TxView {
       const block = await rpc.call<EvmBlock>('eth_getBlockByNumber', [r.blockNumber, false]);
       return infoJson(r, block);
     },
-    async transaction(id, maxBlock, solidOnly) {
+    async transaction(id, maxBlock) {
       const found = await txJson(evmHashOf(id));
-      if (!found) return {};
-      if (solidOnly && (found.block === undefined || found.block > maxBlock)) return {};
-      return found.json;
+      return found?.block !== undefined && found.block <= maxBlock ? found.json : {};
+    },
+    async pending(id) {
+      const found = await txJson(evmHashOf(id));
+      return found && found.block === undefined ? found.json : {};
     },
     async blockInfos(block) {
       const receipts = await rpc.call<EvmReceipt[]>('eth_getBlockReceipts', [
