@@ -10,9 +10,11 @@ import { toSnake } from '../lib/validation.ts';
 export function toAppError(error: unknown): AppError {
   if (isAppError(error)) return error;
   if (error instanceof GraphQLError) {
-    if (error.originalError) return toAppError(error.originalError);
+    if (isAppError(error.originalError)) return error.originalError;
+    // Variable coercion errors may wrap a scalar's TypeError; they are still the caller's mistake.
     const coercion = describeCoercionError(error.message);
     if (coercion) return new AppError('validation', coercion);
+    if (error.originalError) return toAppError(error.originalError);
   }
   return new AppError('internal', 'internal error', undefined, { cause: error });
 }
