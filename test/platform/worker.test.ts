@@ -1,0 +1,40 @@
+import { runOnce } from 'graphile-worker';
+import pg from 'pg';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { makeTaskList } from '../../daemons/index.ts';
+import { addJob } from '../../src/worker/jobs.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t?.close());
+
+it('the prune_nonces task deletes nonces older than the replay window only', async () => {
+  const db = new pg.Client(t.config.databaseUrl);
+  await db.connect();
+  try {
+    await db.query(`insert into request_nonces (key_id, nonce, created_at) values
+      ('key_a', 'old-nonce-1', now() - interval '1 hour'), ('key_a', 'fresh-nonce', now())`);
+    await addJob(t.app.fork(), 'prune_nonces', {});
+    await runOnce({ connectionString: t.config.databaseUrl, taskList: makeTaskList(t.app), noHandleSignals: true });
+    const left = await db.query('select nonce from request_nonces order by nonce');
+    expect(left.rows.map((r) => r.nonce)).toEqual(['fresh-nonce']);
+  } finally {
+    await db.end();
+  }
+});
+
+it('a job added inside a rolled-back transaction never exists; a committed one does', async () => {
+  const em = t.app.fork();
+  await expect(
+    em.transactional(async (tx) => {
+      await addJob(tx, 'prune_nonces', { marker: 'rolled-back' });
+      throw new Error('abort');
+    }),
+  ).rejects.toThrow('abort');
+  await em.transactional(async (tx) => addJob(tx, 'prune_nonces', { marker: 'committed' }));
+  const rows = await em.getConnection().execute(`select payload->>'marker' as marker from graphile_worker._private_jobs`);
+  expect(rows.map((r: { marker: string }) => r.marker)).toEqual(['committed']);
+});
