@@ -9,6 +9,8 @@ import { Authenticator } from './modules/auth/authenticator.ts';
 import { NonceStore } from './modules/auth/nonce-store.ts';
 import { OperatorService } from './modules/auth/operator.service.ts';
 import { MerchantService } from './modules/merchant/merchant.service.ts';
+import { SessionChains } from './modules/session/session.chain.ts';
+import { SessionService } from './modules/session/session.service.ts';
 import { RestAdapter } from './rest/adapter.ts';
 import { routes } from './rest/routes.ts';
 import type { Services } from './services.ts';
@@ -36,6 +38,7 @@ export async function createApp(options: { config: Config; networks: NetworkFile
   const nonces = new NonceStore(config.databaseUrl);
   const networks = new NetworkRegistry(options.networks);
   const authenticator = new Authenticator({ secretsKey: config.secretsKey, nonces });
+  const sessionChains = new SessionChains(networks, logger);
   const services: Services = {
     config,
     logger,
@@ -47,6 +50,8 @@ export async function createApp(options: { config: Config; networks: NetworkFile
       onCredentialsChanged: (merchantId) => authenticator.forgetMerchant(merchantId),
     }),
     operators: new OperatorService(),
+    sessionChains,
+    sessions: new SessionService({ config, chains: sessionChains }),
   };
   return {
     config,

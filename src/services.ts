@@ -4,6 +4,8 @@ import type { Logger } from './lib/logger.ts';
 import type { Authenticator } from './modules/auth/authenticator.ts';
 import type { OperatorService } from './modules/auth/operator.service.ts';
 import type { MerchantService } from './modules/merchant/merchant.service.ts';
+import type { SessionChains } from './modules/session/session.chain.ts';
+import type { SessionService } from './modules/session/session.service.ts';
 
 /** Everything resolvers and daemons call, built once by the composition root (app.ts). */
 export interface Services {
@@ -13,4 +15,7 @@ export interface Services {
   authenticator: Authenticator;
   merchants: MerchantService;
   operators: OperatorService;
+  /** Deposit sessions (step machine) and the chains they run on. */
+  sessions: SessionService;
+  sessionChains: SessionChains;
 }

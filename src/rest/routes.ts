@@ -1,4 +1,5 @@
+import { sessionRoutes } from '../modules/session/session.rest.ts';
 import type { RestRoute } from './route.ts';
 
 /** Every `/v1` route of every module: the declarative table the adapter and OpenAPI read. */
-export const routes: RestRoute[] = [];
+export const routes: RestRoute[] = [...sessionRoutes];

@@ -71,7 +71,10 @@ export const SessionSchema = defineEntity({
     paidRaw: p.string().length(80).nullable(),
     failureReason: p.string().length(64).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
     settledAt: p.datetime().nullable(),
   },
 });
@@ -91,7 +94,10 @@ export const ListenerCheckpointSchema = defineEntity({
     blockNumber: p.bigint('number'),
     /** Hash of that block, to notice a reorganisation under the checkpoint. */
     blockHash: p.string().length(66),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export class ListenerCheckpoint extends ListenerCheckpointSchema.class {}

@@ -1,0 +1,204 @@
+import { z } from 'zod';
+import { builder } from '../../graphql/builder.ts';
+import { merchantScope, requireOperator } from '../../graphql/guards.ts';
+import type { Session } from './session.entity.ts';
+import { ORDER_STATUSES } from './session.entity.ts';
+import { initRequest, statusRequest, stepRequest } from './session.schemas.ts';
+import type { Component, StepOption, StepResponse, WalletAction } from './session.view.ts';
+
+/** Deposit sessions: the cashier operations (merchants over REST, operators naming a merchant) and listings. */
+
+const OptionRef = builder.objectRef<StepOption>('StepOption').implement({
+  fields: (t) => ({
+    label: t.exposeString('label'),
+    action: t.exposeString('action'),
+    value: t.exposeString('value'),
+    note: t.exposeString('note', { nullable: true }),
+    disabled: t.exposeBoolean('disabled', { nullable: true }),
+    reason: t.exposeString('reason', {
+      nullable: true,
+      description: 'Why a disabled option cannot be chosen.',
+    }),
+  }),
+});
+
+const ComponentRef = builder.objectRef<Component>('StepComponent').implement({
+  description: 'One UI element to render (section 2.3).',
+  fields: (t) => ({
+    type: t.exposeString('type'),
+    text: t.exposeString('text', { nullable: true }),
+    options: t.field({ type: [OptionRef], nullable: true, resolve: (c) => c.options }),
+    name: t.exposeString('name', { nullable: true }),
+    label: t.exposeString('label', { nullable: true }),
+    placeholder: t.exposeString('placeholder', { nullable: true }),
+    action: t.exposeString('action', { nullable: true }),
+    status: t.exposeString('status', { nullable: true }),
+  }),
+});
+
+const WalletActionRef = builder.objectRef<WalletAction>('WalletAction').implement({
+  description: 'An EIP-1193 request for the player wallet; forward it untouched.',
+  fields: (t) => ({
+    method: t.exposeString('method'),
+    params: t.field({ type: ['JSON'], resolve: (w) => w.params }),
+    chainId: t.exposeString('chainId', { nullable: true, description: 'Hex chain id to switch to first.' }),
+  }),
+});
+
+const StepResponseRef = builder.objectRef<StepResponse>('StepResponse').implement({
+  fields: (t) => ({
+    step: t.exposeString('step'),
+    session: t.exposeString('session'),
+    status: t.exposeString('status', {
+      description: 'Order status: pending, processing, completed, failed (D11).',
+    }),
+    components: t.field({ type: [ComponentRef], resolve: (r) => r.components }),
+    walletAction: t.field({ type: WalletActionRef, nullable: true, resolve: (r) => r.walletAction }),
+    submitAction: t.exposeString('submitAction', { nullable: true }),
+  }),
+});
+
+const SessionRef = builder.objectRef<Session>('DepositSession').implement({
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    merchantId: t.id({ resolve: (s) => s.merchant.id }),
+    externalOrderId: t.exposeString('externalOrderId', { nullable: true }),
+    playerId: t.exposeString('playerId', { nullable: true }),
+    callbackUrl: t.exposeString('callbackUrl', { nullable: true }),
+    language: t.exposeString('language'),
+    prefillNetwork: t.exposeString('prefillNetwork', { nullable: true }),
+    prefillToken: t.exposeString('prefillToken', { nullable: true }),
+    prefillAmount: t.exposeString('prefillAmount', { nullable: true }),
+    network: t.exposeString('network', { nullable: true }),
+    token: t.exposeString('token', { nullable: true }),
+    amount: t.exposeString('amount', { nullable: true }),
+    wallet: t.exposeString('wallet', { nullable: true }),
+    step: t.exposeString('step'),
+    status: t.exposeString('status'),
+    orderRef: t.exposeString('orderRef'),
+    deadline: t.string({ nullable: true, resolve: (s) => (s.deadline == null ? null : String(s.deadline)) }),
+    expiresAt: t.expose('expiresAt', { type: 'DateTime' }),
+    approvalTxHash: t.exposeString('approvalTxHash', { nullable: true }),
+    reportedTxHash: t.exposeString('reportedTxHash', { nullable: true }),
+    txHash: t.exposeString('txHash', { nullable: true, description: 'The accepted payment transaction.' }),
+    blockNumber: t.int({ nullable: true, resolve: (s) => s.blockNumber ?? null }),
+    failureReason: t.exposeString('failureReason', { nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    settledAt: t.expose('settledAt', { type: 'DateTime', nullable: true }),
+    view: t.field({
+      type: StepResponseRef,
+      description: 'The StepResponse the merchant would see now.',
+      resolve: (s, _, ctx) => ctx.services.sessions.render(ctx.em, s),
+    }),
+  }),
+});
+
+const SessionPageRef = builder
+  .objectRef<{ nodes: Session[]; hasNextPage: boolean; endCursor: string | null }>('DepositSessionPage')
+  .implement({
+    fields: (t) => ({
+      nodes: t.field({ type: [SessionRef], resolve: (p) => p.nodes }),
+      hasNextPage: t.exposeBoolean('hasNextPage'),
+      endCursor: t.exposeString('endCursor', {
+        nullable: true,
+        description: 'Pass as `after` for the next page.',
+      }),
+    }),
+  });
+
+const InitInput = builder.inputType('CashierInitInput', {
+  validate: initRequest,
+  fields: (t) => ({
+    playerId: t.string(),
+    externalOrderId: t.string(),
+    callbackUrl: t.string(),
+    amount: t.string(),
+    network: t.string(),
+    token: t.string(),
+    language: t.string(),
+  }),
+});
+
+const StepInput = builder.inputType('CashierStepInput', {
+  validate: stepRequest,
+  fields: (t) => ({
+    session: t.string({ required: true }),
+    action: t.string({ required: true }),
+    value: t.string(),
+  }),
+});
+
+const StatusInput = builder.inputType('CashierStatusInput', {
+  validate: statusRequest,
+  fields: (t) => ({ session: t.string({ required: true }) }),
+});
+
+const SessionFilterInput = builder.inputType('DepositSessionFilter', {
+  fields: (t) => ({
+    merchantId: t.id(),
+    status: t.string({ validate: z.enum(ORDER_STATUSES) }),
+    network: t.string(),
+    externalOrderId: t.string(),
+  }),
+});
+
+const MERCHANT_ARG = { description: 'Operators: the merchant to act for. Merchants: omit.' };
+
+builder.queryFields((t) => ({
+  cashierStatus: t.field({
+    type: StepResponseRef,
+    description: 'Read-only state of a session (section 4.5).',
+    args: { merchantId: t.arg.id(MERCHANT_ARG), input: t.arg({ type: StatusInput, required: true }) },
+    resolve: (_, { merchantId, input }, ctx) =>
+      ctx.services.sessions.status(
+        ctx.em,
+        merchantScope(ctx, merchantId && String(merchantId)),
+        input.session,
+      ),
+  }),
+  session: t.field({
+    type: SessionRef,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_, args, ctx) => {
+      requireOperator(ctx);
+      return ctx.services.sessions.get(ctx.em, null, String(args.id));
+    },
+  }),
+  sessions: t.field({
+    type: SessionPageRef,
+    description: 'Sessions newest first.',
+    args: {
+      filter: t.arg({ type: SessionFilterInput }),
+      first: t.arg.int({ validate: z.number().int().min(1).max(500) }),
+      after: t.arg.string(),
+    },
+    resolve: (_, args, ctx) => {
+      requireOperator(ctx);
+      const f = args.filter ?? {};
+      return ctx.services.sessions.list(
+        ctx.em,
+        { ...f, merchantId: f.merchantId ? String(f.merchantId) : null },
+        args.first ?? 50,
+        args.after,
+      );
+    },
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  cashierInit: t.field({
+    type: StepResponseRef,
+    description: 'Opens a self-hosted deposit session (section 4.3).',
+    args: { merchantId: t.arg.id(MERCHANT_ARG), input: t.arg({ type: InitInput, required: true }) },
+    resolve: (_, { merchantId, input }, ctx) =>
+      ctx.services.sessions.init(ctx.em, merchantScope(ctx, merchantId && String(merchantId)), input),
+  }),
+  cashierStep: t.field({
+    type: StepResponseRef,
+    description: 'Submits the action the current step expects (section 4.4).',
+    args: { merchantId: t.arg.id(MERCHANT_ARG), input: t.arg({ type: StepInput, required: true }) },
+    resolve: (_, { merchantId, input }, ctx) =>
+      ctx.services.sessions.step(ctx.em, merchantScope(ctx, merchantId && String(merchantId)), input),
+  }),
+}));

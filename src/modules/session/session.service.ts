@@ -1,0 +1,255 @@
+import { LockMode } from '@mikro-orm/core';
+import { keccak256, toUtf8Bytes } from 'ethers';
+import type { Config } from '../../config.ts';
+import type { EntityManager } from '../../db/orm.ts';
+import { AppError, notFound, validation } from '../../errors.ts';
+import { newId } from '../../lib/ids.ts';
+import { AmountError, formatUnits, parseUnits } from '../../money.ts';
+import { SettlementWallet } from '../merchant/merchant.entity.ts';
+import type { SessionChains, SessionNetwork } from './session.chain.ts';
+import { Session } from './session.entity.ts';
+import { normaliseLanguage } from './session.i18n.ts';
+import { startStep } from './session.machine.ts';
+import type { InitRequest, StepRequest } from './session.schemas.ts';
+import { applyAction } from './session.steps.ts';
+import { type CoinOffer, renderStep, type StepResponse, type ViewInputs } from './session.view.ts';
+
+/** D5: `order_ref` = keccak256 of the UTF-8 bytes of the session id. */
+export const orderRefOf = (sessionId: string): string => keccak256(toUtf8Bytes(sessionId));
+
+/** Filter of the operators' `sessions` query. */
+export interface SessionFilter {
+  merchantId?: string | null;
+  status?: string | null;
+  network?: string | null;
+  externalOrderId?: string | null;
+}
+
+/**
+ * Deposit sessions driven through the step machine (sections 3.2, 4.3-4.5): the merchant REST API
+ * and operator GraphQL call these. Chain changes (payment seen, confirmed, reverted, expired) are the
+ * listener's (session.listener.ts).
+ */
+export class SessionService {
+  constructor(
+    readonly deps: {
+      config: Pick<Config, 'sessionTtlMinutes'>;
+      chains: SessionChains;
+      now?: () => Date;
+    },
+  ) {}
+
+  /** Wall-clock now (injectable for tests). */
+  clock(): Date {
+    return this.deps.now?.() ?? new Date();
+  }
+
+  /** Opens a session (section 4.3). A repeated `external_order_id` returns the original or is 409. */
+  async init(em: EntityManager, merchantId: string, input: InitRequest): Promise<StepResponse> {
+    const prefill = await this.checkPrefill(em, merchantId, input);
+    const id = newId('session');
+    const row = {
+      id,
+      merchant: merchantId,
+      externalOrderId: input.externalOrderId ?? null,
+      playerId: input.playerId ?? null,
+      callbackUrl: input.callbackUrl || null,
+      language: normaliseLanguage(input.language),
+      prefillNetwork: prefill.network,
+      prefillToken: prefill.token,
+      prefillAmount: prefill.amount,
+      network: prefill.network,
+      token: prefill.token,
+      amount: prefill.amount,
+      step: startStep(prefill),
+      status: 'pending' as const,
+      orderRef: orderRefOf(id),
+      expiresAt: new Date(this.clock().getTime() + this.deps.config.sessionTtlMinutes * 60_000),
+    };
+    if (!row.externalOrderId) {
+      const session = em.create(Session, row);
+      await em.flush();
+      return this.render(em, session);
+    }
+    // Concurrent identical inits: the unique (merchant, external_order_id) index lets exactly one
+    // insert through; the others insert nothing and read the winner (never read-then-write).
+    await em
+      .createQueryBuilder(Session)
+      .insert({ ...row, createdAt: this.clock(), updatedAt: this.clock() })
+      .onConflict(['merchant', 'externalOrderId'])
+      .ignore()
+      .execute();
+    const session = await em
+      .fork()
+      .findOneOrFail(Session, { merchant: merchantId, externalOrderId: row.externalOrderId });
+    if (session.id !== id && !sameParameters(session, row)) {
+      throw new AppError(
+        'conflict',
+        'external_order_id: already used for a session with different parameters',
+      );
+    }
+    return this.render(em, session);
+  }
+
+  /** The session of this merchant, or 404 (another merchant's id looks missing, section 5.1 rule 7). */
+  async get(em: EntityManager, merchantId: string | null, id: string): Promise<Session> {
+    const session = await em.findOne(Session, merchantId ? { id, merchant: merchantId } : { id });
+    if (!session) throw notFound('session');
+    return session;
+  }
+
+  /** Read-only status (section 4.5). */
+  async status(em: EntityManager, merchantId: string, id: string): Promise<StepResponse> {
+    return this.render(em, await this.get(em, merchantId, id));
+  }
+
+  /** Submits one action (section 4.4), with the session row locked so two submits never interleave. */
+  async step(em: EntityManager, merchantId: string, input: StepRequest): Promise<StepResponse> {
+    const session = await em.transactional(async (tx) => {
+      const locked = await tx.findOne(
+        Session,
+        { id: input.session, merchant: merchantId },
+        { lockMode: LockMode.PESSIMISTIC_WRITE },
+      );
+      if (!locked) throw notFound('session');
+      await applyAction(this, tx, locked, input.action, input.value ?? '');
+      return locked;
+    });
+    return this.render(em, session);
+  }
+
+  /** Operators' listing, newest first, keyset-paginated by (created_at, id). */
+  async list(em: EntityManager, filter: SessionFilter, first: number, after?: string | null) {
+    const where: Record<string, unknown> = {};
+    if (filter.merchantId) where.merchant = filter.merchantId;
+    if (filter.status) where.status = filter.status;
+    if (filter.network) where.network = filter.network;
+    if (filter.externalOrderId) where.externalOrderId = filter.externalOrderId;
+    if (after) {
+      const cursor = decodeCursor(after);
+      where.$or = [
+        { createdAt: { $lt: cursor.createdAt } },
+        { createdAt: cursor.createdAt, id: { $lt: cursor.id } },
+      ];
+    }
+    const rows = await em.find(Session, where, {
+      orderBy: { createdAt: 'desc', id: 'desc' },
+      limit: first + 1,
+    });
+    const nodes = rows.slice(0, first);
+    const last = nodes.at(-1);
+    return { nodes, hasNextPage: rows.length > first, endCursor: last ? encodeCursor(last) : null };
+  }
+
+  /** The StepResponse of a session, with whatever chain state its step shows. */
+  async render(em: EntityManager, session: Session): Promise<StepResponse> {
+    const inputs: ViewInputs = {};
+    if (session.step === 'network_select')
+      inputs.networks = await this.offeredNetworks(em, session.merchant.id);
+    if (session.network) {
+      const network = this.deps.chains.network(session.network);
+      inputs.network = network;
+      if (session.step === 'token_select' && session.wallet)
+        inputs.offers = await this.coinOffers(network, session);
+      if (session.step === 'enter_amount' && session.wallet && session.token) {
+        const token = this.deps.chains.token(network, session.token);
+        inputs.balance = (await this.deps.chains.balances(network, [token], session.wallet))[0] ?? undefined;
+      }
+      if (session.step === 'awaiting_payment') {
+        inputs.merchantWallet = await this.settlementWallet(em, session.merchant.id, network);
+      }
+    }
+    return renderStep(session, inputs);
+  }
+
+  /** Networks the merchant can take a session deposit on: a router and a settlement wallet there. */
+  async offeredNetworks(em: EntityManager, merchantId: string): Promise<SessionNetwork[]> {
+    const wallets = await em.find(SettlementWallet, { merchant: merchantId });
+    const has = new Set(wallets.map((w) => w.network));
+    return this.deps.chains.sessionNetworks().filter((n) => has.has(n.id));
+  }
+
+  /** The settlement wallet the router pays on `network`; `unsupported` when the merchant has none. */
+  async settlementWallet(em: EntityManager, merchantId: string, network: SessionNetwork): Promise<string> {
+    const wallet = await em.findOne(SettlementWallet, { merchant: merchantId, network: network.id });
+    if (!wallet) throw new AppError('unsupported', `network: no settlement wallet for ${network.id}`);
+    return wallet.address;
+  }
+
+  /** The coin picker: every token with the wallet's balance; unusable ones disabled with a reason. */
+  async coinOffers(network: SessionNetwork, session: Session): Promise<CoinOffer[]> {
+    const balances = await this.deps.chains.balances(network, network.tokens, session.wallet!);
+    return network.tokens.map((token, i): CoinOffer => {
+      const balance = balances[i] ?? null;
+      if (balance === null) return { token, balance, disabled: 'not_supported' };
+      let required = 1n;
+      if (session.amount) {
+        try {
+          required = parseUnits(session.amount, token.decimals);
+        } catch {
+          return { token, balance, disabled: 'precision' };
+        }
+      }
+      return balance < required ? { token, balance, disabled: 'insufficient_balance' } : { token, balance };
+    });
+  }
+
+  /** Prefill rules of section 4.3: known network and token, token needs network, amount precision (D3). */
+  private async checkPrefill(em: EntityManager, merchantId: string, input: InitRequest) {
+    if (input.token && !input.network) throw validation('token: requires network');
+    let network: SessionNetwork | undefined;
+    let decimals: number | undefined;
+    if (input.network) {
+      network = this.deps.chains.network(input.network);
+      await this.settlementWallet(em, merchantId, network);
+    }
+    if (network && input.token) decimals = this.deps.chains.token(network, input.token).decimals;
+    return {
+      network: network?.id ?? null,
+      token: input.token ?? null,
+      amount: input.amount ? canonicalAmount(input.amount, decimals) : null,
+    };
+  }
+}
+
+/** Canonical decimal (D3); with `decimals`, refuses more fractional digits than the token has. */
+export function canonicalAmount(value: string, decimals?: number): string {
+  const digits = decimals ?? (value.includes('.') ? value.length - value.indexOf('.') - 1 : 0);
+  try {
+    return formatUnits(parseUnits(value, digits), digits);
+  } catch (error) {
+    if (error instanceof AmountError) throw validation(`amount: ${error.message.replace(/^"[^"]*" /, '')}`);
+    throw error;
+  }
+}
+
+const PARAMETERS = [
+  'playerId',
+  'callbackUrl',
+  'language',
+  'prefillNetwork',
+  'prefillToken',
+  'prefillAmount',
+] as const;
+
+function sameParameters(
+  a: Pick<Session, (typeof PARAMETERS)[number]>,
+  b: Pick<Session, (typeof PARAMETERS)[number]>,
+) {
+  return PARAMETERS.every((key) => (a[key] ?? null) === (b[key] ?? null));
+}
+
+function encodeCursor(session: Session): string {
+  return Buffer.from(JSON.stringify([session.createdAt.toISOString(), session.id])).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { createdAt: Date; id: string } {
+  try {
+    const [createdAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [string, string];
+    const date = new Date(createdAt);
+    if (typeof id !== 'string' || Number.isNaN(date.getTime())) throw new Error('bad cursor');
+    return { createdAt: date, id };
+  } catch {
+    throw validation('after: not a cursor from this listing');
+  }
+}

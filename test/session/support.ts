@@ -1,0 +1,165 @@
+/**
+ * A deposit-session fixture: the whole service on a cloned database, talking to this worker's anvil
+ * with freshly deployed routers and tokens, a merchant with a settlement wallet, and funded players.
+ */
+import { JsonRpcProvider, parseEther, Wallet } from 'ethers';
+import { contractAt } from '../../src/chains/contracts.ts';
+import { type NetworkFile, networkFileSchema } from '../../src/chains/networks.ts';
+import {
+  DEFAULT_DEV_TOKENS,
+  type DevContracts,
+  deployDevContracts,
+  fundPlayers,
+} from '../../src/devstack/deploy.ts';
+import { workerAnvil } from '../support/anvil.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
+
+/** A REST answer of the cashier routes: a StepResponse, or the error envelope. */
+export interface StepBody {
+  step: string;
+  session: string;
+  status: string;
+  components: {
+    type: string;
+    text?: string | null;
+    options?:
+      | {
+          label: string;
+          action: string;
+          value: string;
+          note?: string | null;
+          disabled?: boolean | null;
+          reason?: string | null;
+        }[]
+      | null;
+    name?: string | null;
+    action?: string | null;
+    status?: string | null;
+  }[];
+  wallet_action?: WalletActionBody | null;
+  submit_action?: string | null;
+  error: { code: string; message: string; details?: Record<string, string> };
+}
+
+export interface WalletActionBody {
+  method: string;
+  params: { from: string; to: string; data: string; value: string }[];
+  chain_id?: string | null;
+}
+
+export interface SessionFixture {
+  t: TestApp;
+  provider: JsonRpcProvider;
+  deployer: Wallet;
+  contracts: DevContracts;
+  networks: NetworkFile;
+  merchant: { id: string; keyId: string; secret: string };
+  settlement: string;
+  /** Funded with 1000 of every token and 100 ETH. */
+  players: Wallet[];
+  /** Signed REST call as the merchant; resolves to status and parsed body. */
+  call(path: string, body: unknown): Promise<{ status: number; body: StepBody }>;
+  close(): Promise<void>;
+}
+
+/** A new random wallet with 100 ETH. */
+export async function ethWallet(provider: JsonRpcProvider): Promise<Wallet> {
+  const wallet = new Wallet(Wallet.createRandom().privateKey, provider);
+  await provider.send('anvil_setBalance', [wallet.address, `0x${parseEther('100').toString(16)}`]);
+  return wallet;
+}
+
+export async function sessionFixture(
+  options: {
+    players?: number;
+    confirmations?: { below?: string; blocks: number }[];
+    env?: Record<string, string>;
+  } = {},
+): Promise<SessionFixture> {
+  const node = await workerAnvil();
+  const provider = new JsonRpcProvider(node.rpcUrl, node.chainId, { staticNetwork: true, cacheTimeout: -1 });
+  provider.pollingInterval = 20;
+  const deployer = await ethWallet(provider);
+  const contracts = await deployDevContracts(deployer, {
+    tokens: [...DEFAULT_DEV_TOKENS],
+    feeWallet: deployer.address,
+  });
+  const networks = networkFileSchema.parse({
+    networks: [
+      {
+        id: 'eth',
+        kind: 'evm',
+        chainId: node.chainId,
+        rpcUrls: [node.rpcUrl],
+        confirmations: options.confirmations ?? [
+          { below: '1000', blocks: 3 },
+          { below: '10000', blocks: 12 },
+          { blocks: 30 },
+        ],
+        tokens: Object.values(contracts.tokens).map((t) => ({
+          symbol: t.symbol,
+          address: t.address,
+          decimals: t.decimals,
+        })),
+        contracts: { paymentRouter: contracts.paymentRouter, multicall3: contracts.multicall3 },
+        pollIntervalMs: 50,
+      },
+      // A network without a payment router: sessions must refuse it.
+      { id: 'tron', kind: 'tron', chainId: 728126428, rpcUrls: ['http://127.0.0.1:9'], tokens: [] },
+    ],
+  });
+  const players = await Promise.all(Array.from({ length: options.players ?? 2 }, () => ethWallet(provider)));
+  await fundPlayers(
+    deployer,
+    contracts.tokens,
+    players.map((p) => p.address),
+    '1000',
+  );
+  const t = await startTestApp({ networks, env: options.env });
+  const merchant = await t.merchant('Session merchant');
+  const settlement = Wallet.createRandom().address;
+  await t.app.services.merchants.setSettlementWallet(t.app.fork(), merchant.id, 'eth', settlement);
+  return {
+    t,
+    provider,
+    deployer,
+    contracts,
+    networks,
+    merchant,
+    settlement: settlement.toLowerCase(),
+    players,
+    async call(path, body) {
+      const res = await t.signed(merchant, 'POST', path, body);
+      return { status: res.status, body: (await res.json()) as StepBody };
+    },
+    close: () => t.close(),
+  };
+}
+
+/** Sends a wallet action's `eth_sendTransaction` from `wallet` exactly as a browser wallet would. */
+export async function sendWalletAction(
+  wallet: Wallet,
+  action: WalletActionBody | null | undefined,
+): Promise<string> {
+  if (action?.method !== 'eth_sendTransaction') throw new Error(`unexpected wallet action ${action?.method}`);
+  const tx = action.params[0]!;
+  if (tx.from.toLowerCase() !== wallet.address.toLowerCase())
+    throw new Error('wallet action for another wallet');
+  const nonce = Number(
+    BigInt(
+      await (wallet.provider as JsonRpcProvider).send('eth_getTransactionCount', [wallet.address, 'pending']),
+    ),
+  );
+  const sent = await wallet.sendTransaction({
+    to: tx.to,
+    data: tx.data,
+    value: BigInt(tx.value),
+    nonce,
+    gasLimit: 300_000n,
+  });
+  await sent.wait();
+  return sent.hash;
+}
+
+/** A token contract bound to `runner`. */
+export const token = (address: string, runner: Wallet) => contractAt('TestToken', address, runner);
