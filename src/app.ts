@@ -11,6 +11,7 @@ import { OperatorService } from './modules/auth/operator.service.ts';
 import { MerchantService } from './modules/merchant/merchant.service.ts';
 import { SessionChains } from './modules/session/session.chain.ts';
 import { SessionService } from './modules/session/session.service.ts';
+import { WebhookService } from './modules/webhook/webhook.service.ts';
 import { RestAdapter } from './rest/adapter.ts';
 import { routes } from './rest/routes.ts';
 import type { Services } from './services.ts';
@@ -50,6 +51,12 @@ export async function createApp(options: { config: Config; networks: NetworkFile
       onCredentialsChanged: (merchantId) => authenticator.forgetMerchant(merchantId),
     }),
     operators: new OperatorService(),
+    webhooks: new WebhookService({
+      secretsKey: config.secretsKey,
+      allowPrivate: config.webhookAllowPrivate,
+      logger,
+      databaseUrl: config.databaseUrl,
+    }),
     sessionChains,
     sessions: new SessionService({ config, chains: sessionChains }),
   };
@@ -63,6 +70,7 @@ export async function createApp(options: { config: Config; networks: NetworkFile
     nonces,
     fork: () => orm.em.fork(),
     async close() {
+      await services.webhooks.close();
       await nonces.close();
       await orm.close(true);
     },

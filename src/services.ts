@@ -6,6 +6,7 @@ import type { OperatorService } from './modules/auth/operator.service.ts';
 import type { MerchantService } from './modules/merchant/merchant.service.ts';
 import type { SessionChains } from './modules/session/session.chain.ts';
 import type { SessionService } from './modules/session/session.service.ts';
+import type { WebhookService } from './modules/webhook/webhook.service.ts';
 
 /** Everything resolvers and daemons call, built once by the composition root (app.ts). */
 export interface Services {
@@ -15,6 +16,8 @@ export interface Services {
   authenticator: Authenticator;
   merchants: MerchantService;
   operators: OperatorService;
+  /** Webhook deliveries: the delivery task, operator queries, resend and live updates. */
+  webhooks: WebhookService;
   /** Deposit sessions (step machine) and the chains they run on. */
   sessions: SessionService;
   sessionChains: SessionChains;

@@ -136,9 +136,11 @@ export async function createDelivery(
   input: { eventId: string; merchantId: string; targetUrl: string },
 ): Promise<string> {
   const id = newId('webhook');
+  // Millisecond timestamps: exactly what a JS Date (and so a page cursor) can hold.
   await em.execute(
     `insert into webhook_deliveries (id, event_id, merchant_id, target_url, status, attempts, next_attempt_at, created_at, updated_at)
-     values (?, ?, ?, ?, 'pending', 0, clock_timestamp(), clock_timestamp(), clock_timestamp())`,
+     select ?, ?, ?, ?, 'pending', 0, t.at, t.at, t.at
+       from (select date_trunc('milliseconds', clock_timestamp()) as at) t`,
     [id, input.eventId, input.merchantId, input.targetUrl],
   );
   await addJob(em, DELIVER_WEBHOOK_TASK, { deliveryId: id }, { jobKey: deliveryJobKey(id) });

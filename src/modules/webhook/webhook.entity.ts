@@ -53,7 +53,10 @@ export const WebhookDeliverySchema = defineEntity({
     lastError: p.text().nullable(),
     deliveredAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export class WebhookDelivery extends WebhookDeliverySchema.class {}

@@ -1,0 +1,26 @@
+/** The retry schedule of D9 and section 8: one place for every delivery timing constant. */
+
+/** Attempts per delivery: the first one plus seven retries. */
+export const MAX_ATTEMPTS = 8;
+/** Delay after the first failed attempt; each later one doubles. */
+export const FIRST_RETRY_DELAY_MS = 30_000;
+/** No single delay exceeds an hour. */
+export const MAX_RETRY_DELAY_MS = 3_600_000;
+/** Per-attempt bound on DNS + connect + request + response (section 6.1 leaves it open; 10 s). */
+export const DEFAULT_TIMEOUT_MS = 10_000;
+/**
+ * How long past its timeout an attempt may still be recording its outcome. After `timeout + margin`
+ * a `delivering` delivery is considered orphaned (its worker died) and is taken over.
+ */
+export const LEASE_MARGIN_MS = 15_000;
+/** A pending delivery this far past due with no job running it gets its job re-added by the sweeper. */
+export const SWEEP_GRACE_MS = 120_000;
+
+/**
+ * Delay before the next attempt after attempt `failed` (1-based) failed, or null when it was the
+ * last one: 30 s, 1 m, 2 m, 4 m, 8 m, 16 m, 32 m, each capped at 1 h.
+ */
+export function retryDelayMs(failed: number): number | null {
+  if (failed >= MAX_ATTEMPTS) return null;
+  return Math.min(FIRST_RETRY_DELAY_MS * 2 ** (failed - 1), MAX_RETRY_DELAY_MS);
+}

@@ -1,0 +1,148 @@
+import { Repeater } from 'graphql-yoga';
+import { z } from 'zod';
+import { builder } from '../../graphql/builder.ts';
+import { requireOperator } from '../../graphql/guards.ts';
+import { DELIVERY_STATUSES, type WebhookAttempt, WebhookDelivery } from './webhook.entity.ts';
+import { MAX_PAGE_SIZE } from './webhook.service.ts';
+
+/** Operator view of webhook deliveries: list, inspect, resend, and watch them change live. */
+
+const StatusEnum = builder.enumType('WebhookDeliveryStatus', { values: DELIVERY_STATUSES });
+
+const AttemptRef = builder.objectRef<WebhookAttempt>('WebhookAttempt').implement({
+  description: 'One HTTP attempt of a delivery.',
+  fields: (t) => ({
+    number: t.exposeInt('number'),
+    startedAt: t.expose('startedAt', { type: 'DateTime' }),
+    statusCode: t.exposeInt('statusCode', { nullable: true }),
+    latencyMs: t.exposeInt('latencyMs', { nullable: true }),
+    responseBody: t.exposeString('responseBody', {
+      nullable: true,
+      description: 'First 2 KiB of the answer.',
+    }),
+    error: t.exposeString('error', { nullable: true }),
+  }),
+});
+
+const DeliveryRef = builder.objectRef<WebhookDelivery>('WebhookDelivery').implement({
+  description: 'One delivery of a webhook event to one URL; its id is the `X-Webhook-Id` header.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    merchantId: t.id({ resolve: (d) => d.merchant.id }),
+    eventId: t.id({ resolve: (d) => d.event.id }),
+    event: t.string({ description: 'Event name, e.g. payment.completed.', resolve: (d) => d.event.event }),
+    subjectId: t.string({ resolve: (d) => d.event.subjectId }),
+    idempotencyKey: t.string({ resolve: (d) => d.event.idempotencyKey }),
+    body: t.string({ description: 'The exact JSON body sent.', resolve: (d) => d.event.body }),
+    targetUrl: t.exposeString('targetUrl'),
+    status: t.field({ type: StatusEnum, resolve: (d) => d.status }),
+    attemptCount: t.exposeInt('attempts'),
+    nextAttemptAt: t.expose('nextAttemptAt', { type: 'DateTime', nullable: true }),
+    lastStatusCode: t.exposeInt('lastStatusCode', { nullable: true }),
+    lastError: t.exposeString('lastError', { nullable: true }),
+    deliveredAt: t.expose('deliveredAt', { type: 'DateTime', nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    attempts: t.field({
+      type: [AttemptRef],
+      resolve: (d, _, ctx) => ctx.services.webhooks.attempts(ctx.em, d.id),
+    }),
+  }),
+});
+
+const PageRef = builder
+  .objectRef<{ nodes: WebhookDelivery[]; hasNextPage: boolean; endCursor: string | null }>(
+    'WebhookDeliveryPage',
+  )
+  .implement({
+    fields: (t) => ({
+      nodes: t.field({ type: [DeliveryRef], resolve: (p) => p.nodes }),
+      hasNextPage: t.exposeBoolean('hasNextPage'),
+      endCursor: t.exposeString('endCursor', {
+        nullable: true,
+        description: 'Pass as `after` for the next page.',
+      }),
+    }),
+  });
+
+const FilterInput = builder.inputType('WebhookDeliveryFilter', {
+  fields: (t) => ({
+    merchantId: t.id({ required: false }),
+    status: t.field({ type: StatusEnum, required: false }),
+    event: t.string({ required: false }),
+    subjectId: t.string({ required: false, description: 'Session, deposit or payout id.' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  webhookDeliveries: t.field({
+    type: PageRef,
+    description: 'Deliveries, newest first.',
+    args: {
+      filter: t.arg({ type: FilterInput }),
+      first: t.arg.int({ validate: z.number().int().min(1).max(MAX_PAGE_SIZE) }),
+      after: t.arg.string(),
+    },
+    resolve: (_, args, ctx) => {
+      requireOperator(ctx);
+      const f = args.filter ?? {};
+      const filter = {
+        merchantId: f.merchantId ? String(f.merchantId) : null,
+        status: f.status,
+        event: f.event,
+        subjectId: f.subjectId,
+      };
+      return ctx.services.webhooks.list(ctx.em, filter, args.first ?? 20, args.after);
+    },
+  }),
+  webhookDelivery: t.field({
+    type: DeliveryRef,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_, args, ctx) => {
+      requireOperator(ctx);
+      return ctx.services.webhooks.get(ctx.em, String(args.id));
+    },
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  resendWebhook: t.field({
+    type: DeliveryRef,
+    description:
+      'Queues a fresh delivery (new id, same X-Idempotency-Key) of the event of `deliveryId`, or of `eventId`.',
+    args: { deliveryId: t.arg.id(), eventId: t.arg.id() },
+    resolve: (_, args, ctx) => {
+      requireOperator(ctx);
+      return ctx.services.webhooks.resend(ctx.em, {
+        deliveryId: args.deliveryId ? String(args.deliveryId) : null,
+        eventId: args.eventId ? String(args.eventId) : null,
+      });
+    },
+  }),
+}));
+
+builder.subscriptionFields((t) => ({
+  webhookDeliveryUpdated: t.field({
+    type: DeliveryRef,
+    description: 'Each change of a delivery (created, attempt started, delivered, retry scheduled, failed).',
+    args: { merchantId: t.arg.id() },
+    subscribe: (_, args, ctx) => {
+      requireOperator(ctx);
+      const notices = ctx.services.webhooks.notifier.updates(
+        args.merchantId ? String(args.merchantId) : null,
+      );
+      // Each notice is loaded afresh, one at a time so that subscribers see changes in order.
+      return new Repeater<WebhookDelivery>(async (push, stop) => {
+        void stop.then(() => notices.return?.());
+        for await (const notice of notices) {
+          const delivery = await ctx.em
+            .fork()
+            .findOne(WebhookDelivery, { id: notice.id }, { populate: ['event'] });
+          if (delivery) await push(delivery);
+        }
+        stop();
+      });
+    },
+    resolve: (delivery) => delivery as WebhookDelivery,
+  }),
+}));

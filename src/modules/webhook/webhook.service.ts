@@ -1,0 +1,174 @@
+import type { EntityManager } from '../../db/orm.ts';
+import { AppError, notFound, validation } from '../../errors.ts';
+import type { Logger } from '../../lib/logger.ts';
+import { ApiKey } from '../auth/auth.entity.ts';
+import { Merchant } from '../merchant/merchant.entity.ts';
+import { type DeliverOutcome, type DeliveryDeps, deliverOnce, requeue } from './delivery.ts';
+import { DeliveryNotifier } from './notifier.ts';
+import { createDelivery } from './outbox.ts';
+import { DEFAULT_TIMEOUT_MS, SWEEP_GRACE_MS } from './schedule.ts';
+import { type Resolver, systemResolver } from './ssrf.ts';
+import { type DeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookEvent } from './webhook.entity.ts';
+
+export interface WebhookServiceOptions {
+  secretsKey: Buffer;
+  /** `config.webhookAllowPrivate`: loopback/private targets allowed (embedded stack, tests). */
+  allowPrivate: boolean;
+  logger: Logger;
+  /** For the LISTEN connection behind the `webhookDeliveryUpdated` subscription. */
+  databaseUrl: string | undefined;
+  /** Milliseconds since the epoch (default Date.now); tests drive the retry schedule with it. */
+  now?: () => number;
+  /** Per-attempt timeout (default 10 s). */
+  timeoutMs?: number;
+  /** Host name resolution used by the SSRF check (default: the OS resolver). */
+  resolve?: Resolver;
+}
+
+export interface DeliveryFilter {
+  merchantId?: string | null;
+  status?: DeliveryStatus | null;
+  event?: string | null;
+  subjectId?: string | null;
+}
+
+export interface DeliveryPage {
+  nodes: WebhookDelivery[];
+  hasNextPage: boolean;
+  endCursor: string | null;
+}
+
+export const MAX_PAGE_SIZE = 100;
+
+/** Webhook deliveries: the delivery task's entry points and the operators' view and resend. */
+export class WebhookService {
+  readonly notifier: DeliveryNotifier;
+  private readonly delivery: DeliveryDeps;
+
+  constructor(options: WebhookServiceOptions) {
+    this.notifier = new DeliveryNotifier({ databaseUrl: options.databaseUrl, logger: options.logger });
+    this.delivery = {
+      secretsKey: options.secretsKey,
+      allowPrivate: options.allowPrivate,
+      now: options.now ?? Date.now,
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      resolve: options.resolve ?? systemResolver,
+      userAgent: 'cryptopay-gateway-webhooks/0.2.0',
+      logger: options.logger,
+    };
+  }
+
+  /** Runs one `deliver_webhook` job: at most one HTTP attempt. */
+  deliver(em: EntityManager, deliveryId: string): Promise<DeliverOutcome> {
+    return deliverOnce(this.delivery, em, deliveryId);
+  }
+
+  /**
+   * Re-adds jobs for deliveries nothing is working on: `delivering` past its lease (the worker died;
+   * graphile-worker itself would wait 4 h to release the job) and `pending` well past due (its job
+   * was lost). Re-adding is harmless when a job exists: the job key merges them.
+   */
+  async sweep(em: EntityManager): Promise<number> {
+    const now = this.delivery.now();
+    return em.transactional(async (tx) => {
+      const stuck = await tx.find(
+        WebhookDelivery,
+        {
+          $or: [
+            { status: 'delivering', leaseUntil: { $lt: new Date(now) } },
+            { status: 'pending', nextAttemptAt: { $lt: new Date(now - SWEEP_GRACE_MS) } },
+          ],
+        },
+        { fields: ['id'], limit: 500, orderBy: { nextAttemptAt: 'asc' } },
+      );
+      for (const d of stuck) await requeue(tx, d.id);
+      return stuck.length;
+    });
+  }
+
+  async get(em: EntityManager, id: string): Promise<WebhookDelivery> {
+    const d = await em.findOne(WebhookDelivery, { id }, { populate: ['event'] });
+    if (!d) throw notFound('webhook delivery');
+    return d;
+  }
+
+  /** Newest first; `after` is the `endCursor` of the previous page. */
+  async list(
+    em: EntityManager,
+    filter: DeliveryFilter,
+    first = 20,
+    after?: string | null,
+  ): Promise<DeliveryPage> {
+    const limit = Math.min(Math.max(first, 1), MAX_PAGE_SIZE);
+    const where: Record<string, unknown> = {};
+    if (filter.merchantId) where.merchant = filter.merchantId;
+    if (filter.status) where.status = filter.status;
+    const event: Record<string, unknown> = {};
+    if (filter.event) event.event = filter.event;
+    if (filter.subjectId) event.subjectId = filter.subjectId;
+    if (Object.keys(event).length) where.event = event;
+    if (after) {
+      const { createdAt, id } = decodeCursor(after);
+      where.$or = [{ createdAt: { $lt: createdAt } }, { createdAt, id: { $lt: id } }];
+    }
+    const rows = await em.find(WebhookDelivery, where, {
+      populate: ['event'],
+      orderBy: { createdAt: 'desc', id: 'desc' },
+      limit: limit + 1,
+    });
+    const nodes = rows.slice(0, limit);
+    const last = nodes.at(-1);
+    return { nodes, hasNextPage: rows.length > limit, endCursor: last ? encodeCursor(last) : null };
+  }
+
+  attempts(em: EntityManager, deliveryId: string): Promise<WebhookAttempt[]> {
+    return em.find(WebhookAttempt, { delivery: deliveryId }, { orderBy: { number: 'asc' }, refresh: true });
+  }
+
+  /**
+   * Queues a fresh delivery of an event (new `wh_` id, same idempotency key and body), whatever state
+   * earlier deliveries are in. The target is the event's own callback URL, else the merchant's
+   * current default. Refused when the merchant switched webhooks off or holds no active API key.
+   */
+  async resend(
+    em: EntityManager,
+    ref: { deliveryId?: string | null; eventId?: string | null },
+  ): Promise<WebhookDelivery> {
+    if (!ref.deliveryId === !ref.eventId)
+      throw validation('exactly one of delivery_id and event_id is required');
+    const eventId = ref.eventId ?? (await this.get(em, ref.deliveryId!)).event.id;
+    const event = await em.findOne(WebhookEvent, { id: eventId });
+    if (!event) throw notFound('webhook event');
+    const merchant = await em.findOneOrFail(Merchant, { id: event.merchant.id });
+    if (!merchant.webhooksEnabled) throw new AppError('conflict', 'webhooks are disabled for this merchant');
+    const now = new Date(this.delivery.now());
+    const key = await em.count(ApiKey, {
+      merchant: merchant.id,
+      $or: [{ revokedAt: null }, { revokedAt: { $gt: now } }],
+    });
+    if (!key)
+      throw new AppError('conflict', 'the merchant has no active API key, so webhooks cannot be signed');
+    const targetUrl = event.callbackUrl ?? merchant.webhookUrl;
+    if (!targetUrl)
+      throw new AppError('conflict', 'the merchant has no webhook URL and the event no callback URL');
+    const id = await em.transactional((tx) =>
+      createDelivery(tx, { eventId: event.id, merchantId: merchant.id, targetUrl }),
+    );
+    return this.get(em, id);
+  }
+
+  close(): Promise<void> {
+    return this.notifier.close();
+  }
+}
+
+function encodeCursor(d: WebhookDelivery): string {
+  return Buffer.from(`${d.createdAt.toISOString()}|${d.id}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { createdAt: Date; id: string } {
+  const [at = '', id = ''] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  const createdAt = new Date(at);
+  if (!id || Number.isNaN(createdAt.getTime())) throw validation('after: not a cursor from this query');
+  return { createdAt, id };
+}
