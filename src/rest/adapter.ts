@@ -46,8 +46,21 @@ export class RestAdapter {
     if (result.errors?.length) throw toAppError(result.errors[0]);
     const data = result.data as { result?: unknown } | null | undefined;
     if (!data || data.result === undefined) throw new AppError('internal', `route ${compiled.route.path} returned no result`);
-    return data.result;
+    return dropNulls(data.result);
   }
+}
+
+/** REST bodies omit absent fields rather than sending `null` (GraphQL's spelling of "absent"). */
+export function dropNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(dropNulls);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([, v]) => v !== null && v !== undefined)
+        .map(([k, v]) => [k, dropNulls(v)]),
+    );
+  }
+  return value;
 }
 
 /** Request bodies arrive in snake_case; GraphQL inputs are camelCase. Values are left untouched. */

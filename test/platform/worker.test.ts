@@ -36,5 +36,5 @@ it('a job added inside a rolled-back transaction never exists; a committed one d
   ).rejects.toThrow('abort');
   await em.transactional(async (tx) => addJob(tx, 'prune_nonces', { marker: 'committed' }));
   const rows = await em.getConnection().execute(`select payload->>'marker' as marker from graphile_worker._private_jobs where payload->>'marker' is not null`);
-  expect(rows.map((r: { marker: string }) => r.marker)).toEqual(['committed']);
+  expect(rows.map((r) => (r as { marker: string }).marker)).toEqual(['committed']);
 });

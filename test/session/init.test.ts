@@ -16,7 +16,7 @@ describe('POST /v1/cashier/init', () => {
     expect(body).toMatchObject({ step: 'network_select', status: 'pending' });
     const group = body.components.find((c) => c.type === 'button_group');
     expect(group?.options).toEqual([
-      { label: 'ETH', action: 'select_network', value: 'eth', note: null, disabled: null, reason: null },
+      { label: 'ETH', action: 'select_network', value: 'eth' },
     ]);
   });
 
