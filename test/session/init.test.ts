@@ -15,9 +15,7 @@ describe('POST /v1/cashier/init', () => {
     expect(body.session).toMatch(/^cs_[A-Za-z0-9_-]{22}$/);
     expect(body).toMatchObject({ step: 'network_select', status: 'pending' });
     const group = body.components.find((c) => c.type === 'button_group');
-    expect(group?.options).toEqual([
-      { label: 'ETH', action: 'select_network', value: 'eth' },
-    ]);
+    expect(group?.options).toEqual([{ label: 'ETH', action: 'select_network', value: 'eth' }]);
   });
 
   it.each([

@@ -11,6 +11,12 @@ import {
   deployDevContracts,
   fundPlayers,
 } from '../../src/devstack/deploy.ts';
+import { Session } from '../../src/modules/session/session.entity.ts';
+import {
+  createListener,
+  type Listener,
+  type ListenerOptions,
+} from '../../src/modules/session/session.listener.ts';
 import { workerAnvil } from '../support/anvil.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
@@ -55,6 +61,8 @@ export interface SessionFixture {
   networks: NetworkFile;
   merchant: { id: string; keyId: string; secret: string };
   settlement: string;
+  /** A block before anything of this fixture happened: where its listener starts. */
+  startBlock: number;
   /** Funded with 1000 of every token and 100 ETH. */
   players: Wallet[];
   /** Signed REST call as the merchant; resolves to status and parsed body. */
@@ -115,6 +123,7 @@ export async function sessionFixture(
     players.map((p) => p.address),
     '1000',
   );
+  const startBlock = await provider.getBlockNumber();
   const t = await startTestApp({ networks, env: options.env });
   const merchant = await t.merchant('Session merchant');
   const settlement = Wallet.createRandom().address;
@@ -127,6 +136,7 @@ export async function sessionFixture(
     networks,
     merchant,
     settlement: settlement.toLowerCase(),
+    startBlock,
     players,
     async call(path, body) {
       const res = await t.signed(merchant, 'POST', path, body);
@@ -163,3 +173,37 @@ export async function sendWalletAction(
 
 /** A token contract bound to `runner`. */
 export const token = (address: string, runner: Wallet) => contractAt('TestToken', address, runner);
+
+/** This fixture's listener on `eth`, starting at the block the fixture's contracts were deployed in. */
+export function listenerOf(f: SessionFixture, options: ListenerOptions = {}): Listener {
+  return createListener(
+    {
+      fork: () => f.t.app.fork(),
+      chains: f.t.app.services.sessionChains,
+      config: f.t.app.config,
+      logger: f.t.app.logger,
+    },
+    'eth',
+    { startBlock: f.startBlock, ...options },
+  );
+}
+
+/** Mines `n` empty blocks. */
+export async function mine(f: SessionFixture, n: number): Promise<void> {
+  await f.provider.send('anvil_mine', [`0x${n.toString(16)}`]);
+}
+
+/** Webhook bodies queued for a session, oldest first. */
+export async function webhooksOf(f: SessionFixture, sessionId: string): Promise<Record<string, unknown>[]> {
+  const rows = await f.t.app
+    .fork()
+    .execute<{ body: string }[]>('select body from webhook_events where subject_id = ? order by created_at', [
+      sessionId,
+    ]);
+  return rows.map((r) => JSON.parse(r.body) as Record<string, unknown>);
+}
+
+/** The session row as operators see it. */
+export async function sessionRow(f: SessionFixture, id: string) {
+  return f.t.app.fork().findOneOrFail(Session, { id });
+}
