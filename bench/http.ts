@@ -59,6 +59,7 @@ export async function main(argv = process.argv.slice(2)) {
 
   // Baseline: bare node:http, one INSERT per request.
   const pool = new pg.Pool({ connectionString: url, max: 10 });
+  pool.on('error', () => {});
   await pool.query('create table baseline (id bigserial primary key, nonce text not null, at timestamptz default now())');
   const bare = createServer((req, res) => {
     req.resume();
@@ -102,11 +103,11 @@ export async function main(argv = process.argv.slice(2)) {
       headers: { 'content-type': 'application/json', ...signedHeaders(key.id, key.secret, { method: 'POST', target, body }) },
       body,
     });
-    await res.arrayBuffer();
-    return res;
+    return { status: res.status, text: await res.text() };
   };
-  const init = await signedPost('/v1/cashier/init', '{}').catch(() => undefined);
-  const created = init?.ok ? ((await init.clone().json().catch(() => ({}))) as { session?: string }) : {};
+  const init = await signedPost('/v1/cashier/init', '{}');
+  if (init.status !== 200) throw new Error(`could not create a session to read: ${init.text}`);
+  const created = JSON.parse(init.text) as { session: string };
   const statusBody = JSON.stringify({ session: created.session });
 
   const warm = Math.min(500, requests / 4);
