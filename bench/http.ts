@@ -49,7 +49,10 @@ async function load(requests: number, concurrency: number, send: () => Promise<n
 }
 
 export async function main(argv = process.argv.slice(2)) {
-  const { values } = parseArgs({ args: argv, options: { requests: { type: 'string' }, concurrency: { type: 'string' } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: { requests: { type: 'string' }, concurrency: { type: 'string' } },
+  });
   const requests = Number(values.requests ?? 4000);
   const concurrency = Number(values.concurrency ?? 32);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-http-'));
@@ -60,7 +63,9 @@ export async function main(argv = process.argv.slice(2)) {
   // Baseline: bare node:http, one INSERT per request.
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   pool.on('error', () => {});
-  await pool.query('create table baseline (id bigserial primary key, nonce text not null, at timestamptz default now())');
+  await pool.query(
+    'create table baseline (id bigserial primary key, nonce text not null, at timestamptz default now())',
+  );
   const bare = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
@@ -100,7 +105,10 @@ export async function main(argv = process.argv.slice(2)) {
   const signedPost = async (target: string, body: string) => {
     const res = await fetch(`${http.url}${target}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...signedHeaders(key.id, key.secret, { method: 'POST', target, body }) },
+      headers: {
+        'content-type': 'application/json',
+        ...signedHeaders(key.id, key.secret, { method: 'POST', target, body }),
+      },
       body,
     });
     return { status: res.status, text: await res.text() };
@@ -111,21 +119,35 @@ export async function main(argv = process.argv.slice(2)) {
   const statusBody = JSON.stringify({ session: created.session });
 
   const warm = Math.min(500, requests / 4);
-  await load(warm, concurrency, async () => (await fetch(bareUrl, { method: 'POST', body: '{}' }).then(async (r) => (await r.arrayBuffer(), r))).status);
+  await load(
+    warm,
+    concurrency,
+    async () =>
+      (await fetch(bareUrl, { method: 'POST', body: '{}' }).then(async (r) => (await r.arrayBuffer(), r)))
+        .status,
+  );
   await load(warm, concurrency, async () => (await signedPost('/v1/cashier/status', statusBody)).status);
   const baseline = await load(requests, concurrency, async () => {
     const res = await fetch(bareUrl, { method: 'POST', body: '{}' });
     await res.arrayBuffer();
     return res.status;
   });
-  const service = await load(requests, concurrency, async () => (await signedPost('/v1/cashier/status', statusBody)).status);
+  const service = await load(
+    requests,
+    concurrency,
+    async () => (await signedPost('/v1/cashier/status', statusBody)).status,
+  );
 
   const row = (name: string, r: Result) =>
     `${name.padEnd(52)} ${r.rps.toFixed(0).padStart(8)} req/s   p50 ${r.p50.toFixed(2).padStart(7)} ms   p99 ${r.p99.toFixed(2).padStart(7)} ms`;
-  console.log(`signed read route vs bare node:http + 1 INSERT (${requests} requests, concurrency ${concurrency}, ${os.cpus().length} cores)`);
+  console.log(
+    `signed read route vs bare node:http + 1 INSERT (${requests} requests, concurrency ${concurrency}, ${os.cpus().length} cores)`,
+  );
   console.log(row('baseline: node:http + one PostgreSQL INSERT', baseline));
   console.log(row('service: signed POST /v1/cashier/status', service));
-  console.log(`throughput ratio service/baseline: ${(service.rps / baseline.rps).toFixed(2)} (target >= 0.50)`);
+  console.log(
+    `throughput ratio service/baseline: ${(service.rps / baseline.rps).toFixed(2)} (target >= 0.50)`,
+  );
 
   await http.close();
   await app.close();

@@ -28,5 +28,10 @@ export const crontab: CronItem[] = [
     options: { backfillPeriod: 0 },
   },
   // One listen_network job per network with a payment router; re-created here if it ever went missing.
-  { task: 'listen_networks', match: '* * * * *', identifier: 'listen_networks', options: { backfillPeriod: 0 } },
+  {
+    task: 'listen_networks',
+    match: '* * * * *',
+    identifier: 'listen_networks',
+    options: { backfillPeriod: 0 },
+  },
 ];

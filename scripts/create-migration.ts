@@ -16,7 +16,9 @@ try {
   const orm = await createOrm(db.adminUrl);
   await orm.migrator.up();
   const result = await orm.migrator.create(undefined, false, false, name);
-  console.log(result.fileName ? `created migrations/${result.fileName}` : 'schema is up to date: nothing to create');
+  console.log(
+    result.fileName ? `created migrations/${result.fileName}` : 'schema is up to date: nothing to create',
+  );
   await orm.close(true);
 } finally {
   await db.stop();

@@ -1,6 +1,6 @@
 import type { GraphQLSchema } from 'graphql';
-import { NetworkRegistry } from './chains/registry.ts';
 import type { NetworkFile } from './chains/networks.ts';
+import { NetworkRegistry } from './chains/registry.ts';
 import type { Config } from './config.ts';
 import { createOrm, type EntityManager, type Orm } from './db/orm.ts';
 import { schema } from './graphql/schema.ts';
@@ -30,7 +30,11 @@ export interface App {
   close(): Promise<void>;
 }
 
-export async function createApp(options: { config: Config; networks: NetworkFile; logger?: Logger }): Promise<App> {
+export async function createApp(options: {
+  config: Config;
+  networks: NetworkFile;
+  logger?: Logger;
+}): Promise<App> {
   const { config } = options;
   if (!config.databaseUrl) throw new Error('createApp needs a database URL');
   if (!config.secretsKey) throw new Error('createApp needs SECRETS_KEY');

@@ -43,7 +43,8 @@ async function main(argv: string[]) {
   });
   const need = (name: keyof typeof values): string => {
     const value = values[name];
-    if (typeof value !== 'string' || !value) throw new ConfigError(`${command}: --${name} is required\n${USAGE}`);
+    if (typeof value !== 'string' || !value)
+      throw new ConfigError(`${command}: --${name} is required\n${USAGE}`);
     return value;
   };
 
@@ -53,12 +54,27 @@ async function main(argv: string[]) {
   if (config.embedded) {
     const db = await startDevDatabase(config.dataDir);
     stopDb = () => db.server.stop();
-    config = { ...config, databaseUrl: db.url, secretsKey: config.secretsKey ?? devSecretsKey(config.dataDir) };
+    config = {
+      ...config,
+      databaseUrl: db.url,
+      secretsKey: config.secretsKey ?? devSecretsKey(config.dataDir),
+    };
   }
   if (config.networksFile) networks = loadNetworkFile(config.networksFile);
   else {
     // The embedded stack's networks are only known while it runs; wallet:set checks ids against these.
-    networks = { networks: ['eth', 'bsc', 'tron'].map((id) => ({ id, kind: id === 'tron' ? 'tron' : 'evm', chainId: 1, rpcUrls: ['http://127.0.0.1:1'], confirmations: [{ blocks: 1 }], tokens: [], contracts: {}, pollIntervalMs: 1000 })) } as NetworkFile;
+    networks = {
+      networks: ['eth', 'bsc', 'tron'].map((id) => ({
+        id,
+        kind: id === 'tron' ? 'tron' : 'evm',
+        chainId: 1,
+        rpcUrls: ['http://127.0.0.1:1'],
+        confirmations: [{ blocks: 1 }],
+        tokens: [],
+        contracts: {},
+        pollIntervalMs: 1000,
+      })),
+    } as NetworkFile;
   }
   try {
     await migrate(config.databaseUrl!);
@@ -80,7 +96,11 @@ async function main(argv: string[]) {
           case 'key:issue':
             return m.issueKey(em, need('merchant'), values.label);
           case 'key:rotate': {
-            const { issued, revoked } = await m.rotateKey(em, need('key'), Number(values['grace-seconds'] ?? 0));
+            const { issued, revoked } = await m.rotateKey(
+              em,
+              need('key'),
+              Number(values['grace-seconds'] ?? 0),
+            );
             return { issued, revoked: { id: revoked.id, revokedAt: revoked.revokedAt } };
           }
           case 'key:revoke': {
@@ -110,7 +130,8 @@ async function main(argv: string[]) {
 
 main(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof ConfigError) console.error(error.message);
-  else if (isAppError(error)) console.error(JSON.stringify({ error: { code: error.publicCode, message: error.message } }));
+  else if (isAppError(error))
+    console.error(JSON.stringify({ error: { code: error.publicCode, message: error.message } }));
   else console.error(error);
   process.exit(1);
 });

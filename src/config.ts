@@ -9,7 +9,11 @@ import { z } from 'zod';
 const bool = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no'])
   .transform((v) => v === '1' || v === 'true' || v === 'yes');
-const minutes = z.coerce.number().int().positive().max(7 * 24 * 60);
+const minutes = z.coerce
+  .number()
+  .int()
+  .positive()
+  .max(7 * 24 * 60);
 
 const envSchema = z.object({
   /** `production` refuses private webhook targets and requires SECRETS_KEY. */
@@ -21,7 +25,10 @@ const envSchema = z.object({
   /** Public address of this service, used in hosted links; defaults to http://localhost:PORT. */
   PUBLIC_BASE_URL: z.url().optional(),
   /** PostgreSQL connection string. Unset: start an embedded PostgreSQL under DATA_DIR. */
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional(),
   /** JSON network file (see README). Unset with no DATABASE_URL: local anvil chains and a Tron facade. */
   NETWORKS_FILE: z.string().min(1).optional(),
   /** 32-byte key (64 hex chars or base64) encrypting API secrets at rest. Embedded: generated once. */
@@ -89,7 +96,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const e = result.data;
   const embedded = e.DATABASE_URL === undefined;
   if (!embedded && e.NETWORKS_FILE === undefined) {
-    throw new ConfigError('NETWORKS_FILE is required when DATABASE_URL is set (nothing embedded starts then)');
+    throw new ConfigError(
+      'NETWORKS_FILE is required when DATABASE_URL is set (nothing embedded starts then)',
+    );
   }
   if (e.NODE_ENV === 'production' && !e.SECRETS_KEY) {
     throw new ConfigError('SECRETS_KEY is required when NODE_ENV=production');

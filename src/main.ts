@@ -38,7 +38,11 @@ async function main() {
     logger.info('no DATABASE_URL: starting the embedded development stack', { dataDir: config.dataDir });
     const db = await startDevDatabase(config.dataDir);
     stops.push(() => db.server.stop());
-    config = { ...config, databaseUrl: db.url, secretsKey: config.secretsKey ?? devSecretsKey(config.dataDir) };
+    config = {
+      ...config,
+      databaseUrl: db.url,
+      secretsKey: config.secretsKey ?? devSecretsKey(config.dataDir),
+    };
   }
   if (config.networksFile) {
     networks = loadNetworkFile(config.networksFile);
@@ -71,7 +75,8 @@ async function main() {
     if (stopping) return;
     stopping = true;
     logger.info('shutting down', { signal });
-    for (const stop of stops) await stop().catch((error: unknown) => logger.error('shutdown step failed', { error }));
+    for (const stop of stops)
+      await stop().catch((error: unknown) => logger.error('shutdown step failed', { error }));
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -12,7 +12,9 @@ import { startWorker } from './worker/runner.ts';
 async function main() {
   const config = loadConfig();
   if (config.embedded || !config.networksFile) {
-    throw new ConfigError('npm run worker needs DATABASE_URL and NETWORKS_FILE (npm start runs the daemons itself)');
+    throw new ConfigError(
+      'npm run worker needs DATABASE_URL and NETWORKS_FILE (npm start runs the daemons itself)',
+    );
   }
   if (!config.secretsKey) throw new ConfigError('SECRETS_KEY is required');
   const logger = createLogger(config.logLevel);

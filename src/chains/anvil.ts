@@ -37,7 +37,14 @@ function anvilBinary(): string {
  * The process is killed when the parent exits, so a crashed test run leaves no node behind.
  */
 export async function startAnvil(options: AnvilOptions): Promise<AnvilNode> {
-  const args = ['--port', String(options.port ?? 0), '--chain-id', String(options.chainId), '--host', '127.0.0.1'];
+  const args = [
+    '--port',
+    String(options.port ?? 0),
+    '--chain-id',
+    String(options.chainId),
+    '--host',
+    '127.0.0.1',
+  ];
   if (options.blockTime !== undefined) args.push('--block-time', String(options.blockTime));
   if (options.stateFile) args.push('--state', options.stateFile, '--state-interval', '5');
   args.push(...(options.args ?? []));

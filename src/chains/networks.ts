@@ -35,11 +35,10 @@ export const networkSchema = z
     /** Tried in order; a failing endpoint is skipped until it recovers. */
     rpcUrls: z.array(z.url()).min(1),
     /** Amount tiers, smallest bound first; the last must have no `below`. */
-    confirmations: z.array(confirmationTierSchema).min(1).default([
-      { below: '1000', blocks: 3 },
-      { below: '10000', blocks: 12 },
-      { blocks: 30 },
-    ]),
+    confirmations: z
+      .array(confirmationTierSchema)
+      .min(1)
+      .default([{ below: '1000', blocks: 3 }, { below: '10000', blocks: 12 }, { blocks: 30 }]),
     tokens: z.array(tokenSchema).default([]),
     contracts: z
       .object({
@@ -53,7 +52,10 @@ export const networkSchema = z
     /** Where standing-address sweep fees go (D8). */
     feeWallet: evmAddress.optional(),
     /** Private key of the relayer hot wallet that pays gas for payouts and sweeps (D7). */
-    relayerPrivateKey: z.string().regex(/^0x[0-9a-fA-F]{64}$/).optional(),
+    relayerPrivateKey: z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{64}$/)
+      .optional(),
     /** How often the listener polls for new blocks. */
     pollIntervalMs: z.number().int().min(50).default(2_000),
   })
@@ -70,19 +72,31 @@ export const networkSchema = z
       }
       const prev = tiers[i - 1]?.below;
       if (prev !== undefined && tier.below !== undefined && compareDecimal(prev, tier.below) >= 0) {
-        ctx.addIssue({ code: 'custom', path: ['confirmations', i], message: 'tiers must be in ascending order' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['confirmations', i],
+          message: 'tiers must be in ascending order',
+        });
       }
     });
     const symbols = new Set<string>();
     network.tokens.forEach((token, i) => {
       if (symbols.has(token.symbol)) {
-        ctx.addIssue({ code: 'custom', path: ['tokens', i, 'symbol'], message: `duplicate token ${token.symbol}` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['tokens', i, 'symbol'],
+          message: `duplicate token ${token.symbol}`,
+        });
       }
       symbols.add(token.symbol);
       try {
         parseUnits(token.depositFee, token.decimals);
       } catch {
-        ctx.addIssue({ code: 'custom', path: ['tokens', i, 'depositFee'], message: 'too many fractional digits' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['tokens', i, 'depositFee'],
+          message: 'too many fractional digits',
+        });
       }
     });
   });
@@ -92,7 +106,8 @@ export const networkFileSchema = z
   .superRefine((file, ctx) => {
     const ids = new Set<string>();
     file.networks.forEach((n, i) => {
-      if (ids.has(n.id)) ctx.addIssue({ code: 'custom', path: ['networks', i, 'id'], message: `duplicate ${n.id}` });
+      if (ids.has(n.id))
+        ctx.addIssue({ code: 'custom', path: ['networks', i, 'id'], message: `duplicate ${n.id}` });
       ids.add(n.id);
     });
   });

@@ -54,7 +54,16 @@ export async function startEmbeddedPostgres(options: {
     createPostgresUser: asRoot,
     initdbFlags: ['--encoding=UTF8', '--locale=C'],
     // Durability is the real server's job; the embedded one serves development and tests.
-    postgresFlags: ['-c', 'unix_socket_directories=', '-c', 'max_connections=300', '-c', 'fsync=off', '-c', 'synchronous_commit=off'],
+    postgresFlags: [
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'max_connections=300',
+      '-c',
+      'fsync=off',
+      '-c',
+      'synchronous_commit=off',
+    ],
     onLog: (line) => options.onLog?.(line),
     onError: (error) => options.onLog?.(String(error)),
   });

@@ -1,7 +1,15 @@
-import { AllowedIpSchema, MerchantSchema, SettlementWalletSchema } from '../modules/merchant/merchant.entity.ts';
 import { ApiKeySchema, OperatorTokenSchema, RequestNonceSchema } from '../modules/auth/auth.entity.ts';
-import { WebhookAttemptSchema, WebhookDeliverySchema, WebhookEventSchema } from '../modules/webhook/webhook.entity.ts';
+import {
+  AllowedIpSchema,
+  MerchantSchema,
+  SettlementWalletSchema,
+} from '../modules/merchant/merchant.entity.ts';
 import { ListenerCheckpointSchema, SessionSchema } from '../modules/session/session.entity.ts';
+import {
+  WebhookAttemptSchema,
+  WebhookDeliverySchema,
+  WebhookEventSchema,
+} from '../modules/webhook/webhook.entity.ts';
 
 /** Every entity the ORM manages; each module adds its own here. */
 export const entities = [

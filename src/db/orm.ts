@@ -34,6 +34,9 @@ export function ormConfig(databaseUrl: string, options: { poolMax?: number; debu
   });
 }
 
-export function createOrm(databaseUrl: string, options?: { poolMax?: number; debug?: boolean }): Promise<MikroORM> {
+export function createOrm(
+  databaseUrl: string,
+  options?: { poolMax?: number; debug?: boolean },
+): Promise<MikroORM> {
   return MikroORM.init(ormConfig(databaseUrl, options));
 }

@@ -55,13 +55,31 @@ export async function startDevChains(dir: string, logger: Logger): Promise<DevCh
         stateFile: path.join(dir, `${chain.id}.anvil.json`),
       });
       nodes.push(node);
-      const contracts = await ensureDeployed(node.rpcUrl, path.join(dir, `${chain.id}.deployment.json`), logger);
-      chains.push({ id: chain.id, kind: 'evm', chainId: chain.chainId, rpcUrl: node.rpcUrl, evmRpcUrl: node.rpcUrl, contracts });
+      const contracts = await ensureDeployed(
+        node.rpcUrl,
+        path.join(dir, `${chain.id}.deployment.json`),
+        logger,
+      );
+      chains.push({
+        id: chain.id,
+        kind: 'evm',
+        chainId: chain.chainId,
+        rpcUrl: node.rpcUrl,
+        evmRpcUrl: node.rpcUrl,
+        contracts,
+      });
     }
     const tron = await startTronDevNode({ stateBase: path.join(dir, 'tron') });
     nodes.push(tron);
     const contracts = await ensureDeployed(tron.anvilRpcUrl, path.join(dir, 'tron.deployment.json'), logger);
-    chains.push({ id: 'tron', kind: 'tron', chainId: tron.chainId, rpcUrl: tron.url, evmRpcUrl: tron.anvilRpcUrl, contracts });
+    chains.push({
+      id: 'tron',
+      kind: 'tron',
+      chainId: tron.chainId,
+      rpcUrl: tron.url,
+      evmRpcUrl: tron.anvilRpcUrl,
+      contracts,
+    });
   } catch (error) {
     await Promise.allSettled(nodes.map((n) => n.stop()));
     throw error;
@@ -76,7 +94,11 @@ export async function startDevChains(dir: string, logger: Logger): Promise<DevCh
 }
 
 async function ensureDeployed(rpcUrl: string, file: string, logger: Logger): Promise<DevContracts> {
-  const provider = new JsonRpcProvider(rpcUrl, undefined, { staticNetwork: true, polling: true, pollingInterval: 200 });
+  const provider = new JsonRpcProvider(rpcUrl, undefined, {
+    staticNetwork: true,
+    polling: true,
+    pollingInterval: 200,
+  });
   try {
     if (existsSync(file)) {
       const saved = JSON.parse(readFileSync(file, 'utf8')) as DevContracts;
@@ -88,7 +110,12 @@ async function ensureDeployed(rpcUrl: string, file: string, logger: Logger): Pro
       tokens: DEFAULT_DEV_TOKENS.map((t) => ({ ...t, depositFee: DEPOSIT_FEE[t.symbol] ?? '0' })),
       feeWallet: DEV_ACCOUNTS.feeWallet.address,
     });
-    await fundPlayers(deployer, contracts.tokens, DEV_ACCOUNTS.players.map((p) => p.address), PLAYER_FUNDING);
+    await fundPlayers(
+      deployer,
+      contracts.tokens,
+      DEV_ACCOUNTS.players.map((p) => p.address),
+      PLAYER_FUNDING,
+    );
     writeFileSync(file, `${JSON.stringify(contracts, null, 2)}\n`);
     logger.info('deployed dev contracts', { rpcUrl, paymentRouter: contracts.paymentRouter });
     return contracts;
@@ -113,7 +140,9 @@ function networkFileFor(chains: DevChain[]): NetworkFile {
         depositFee: DEPOSIT_FEE[t.symbol] ?? '0',
       })),
       contracts: {
-        ...(chain.kind === 'evm' ? { paymentRouter: chain.contracts.paymentRouter, multicall3: chain.contracts.multicall3 } : {}),
+        ...(chain.kind === 'evm'
+          ? { paymentRouter: chain.contracts.paymentRouter, multicall3: chain.contracts.multicall3 }
+          : {}),
         payoutRouter: chain.contracts.payoutRouter,
         batchPayoutRouter: chain.contracts.batchPayoutRouter,
         forwarderFactory: chain.contracts.forwarderFactory,

@@ -13,7 +13,9 @@ const DEFAULT_PORT = 54329;
 export async function startDevDatabase(dataDir: string): Promise<{ url: string; server: EmbeddedDatabase }> {
   const port = Number(process.env.EMBEDDED_PG_PORT ?? DEFAULT_PORT);
   // A running `npm start` already serves this data folder (the CLI then shares it).
-  const server = (await runningServer(port)) ?? (await startEmbeddedPostgres({ dir: path.join(dataDir, 'pg'), port, persistent: true }));
+  const server =
+    (await runningServer(port)) ??
+    (await startEmbeddedPostgres({ dir: path.join(dataDir, 'pg'), port, persistent: true }));
   const client = new pg.Client(server.adminUrl);
   await client.connect();
   try {

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { App } from '../app.ts';
-import { newSecret } from '../lib/ids.ts';
 import { evmToTron } from '../chains/tron/address.ts';
+import { newSecret } from '../lib/ids.ts';
 import { Merchant } from '../modules/merchant/merchant.entity.ts';
 import { DEV_ACCOUNTS } from './accounts.ts';
 import type { DevChain } from './chains.ts';
@@ -19,22 +19,35 @@ interface ProvisionState {
  * and an operator token once, keeping their secrets in `<dataDir>/provision.json` so restarts reuse
  * them. Writes `.data/devstack.json` (D10) for people and scripts to read.
  */
-export async function provisionDemo(app: App, dataDir: string, chains: DevChain[], baseUrl: string): Promise<void> {
+export async function provisionDemo(
+  app: App,
+  dataDir: string,
+  chains: DevChain[],
+  baseUrl: string,
+): Promise<void> {
   const stateFile = path.join(dataDir, 'provision.json');
   const em = app.fork();
-  let state = existsSync(stateFile) ? (JSON.parse(readFileSync(stateFile, 'utf8')) as ProvisionState) : undefined;
+  let state = existsSync(stateFile)
+    ? (JSON.parse(readFileSync(stateFile, 'utf8')) as ProvisionState)
+    : undefined;
   if (state && !(await em.findOne(Merchant, { id: state.merchantId }))) state = undefined;
   if (!state) {
     const merchant = await app.services.merchants.create(em, { name: 'Demo merchant' });
     const key = await app.services.merchants.issueKey(em, merchant.id, 'devstack');
-    state = { merchantId: merchant.id, apiKeyId: key.id, apiSecret: key.secret, operatorToken: newSecret('opk', 32) };
+    state = {
+      merchantId: merchant.id,
+      apiKeyId: key.id,
+      apiSecret: key.secret,
+      operatorToken: newSecret('opk', 32),
+    };
     writeFileSync(stateFile, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
   }
   await app.services.operators.ensureToken(em, 'devstack', state.operatorToken);
   const tronPayout = evmToTron(DEV_ACCOUNTS.tronPayout.address);
   await app.services.merchants.update(em, state.merchantId, { tronPayoutWallet: tronPayout });
   for (const chain of chains) {
-    const address = chain.kind === 'tron' ? evmToTron(DEV_ACCOUNTS.merchant.address) : DEV_ACCOUNTS.merchant.address;
+    const address =
+      chain.kind === 'tron' ? evmToTron(DEV_ACCOUNTS.merchant.address) : DEV_ACCOUNTS.merchant.address;
     await app.services.merchants.setSettlementWallet(em, state.merchantId, chain.id, address);
   }
 
@@ -72,5 +85,7 @@ export async function provisionDemo(app: App, dataDir: string, chains: DevChain[
     },
     players: DEV_ACCOUNTS.players.map((p) => ({ address: p.address, private_key: p.privateKey })),
   };
-  writeFileSync(path.join(dataDir, 'devstack.json'), `${JSON.stringify(devstack, null, 2)}\n`, { mode: 0o600 });
+  writeFileSync(path.join(dataDir, 'devstack.json'), `${JSON.stringify(devstack, null, 2)}\n`, {
+    mode: 0o600,
+  });
 }

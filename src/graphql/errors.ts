@@ -23,18 +23,31 @@ export function toAppError(error: unknown): AppError {
 function describeCoercionError(message: string): string | undefined {
   if (!message.startsWith('Variable "$')) return undefined;
   const at = /at "[a-zA-Z]+\.([^"]+)"/.exec(message)?.[1];
-  const field = at ? at.split('.').map((p) => p.replace(/^[a-zA-Z]+/, (k) => toSnake(k))).join('.') : undefined;
+  const field = at
+    ? at
+        .split('.')
+        .map((p) => p.replace(/^[a-zA-Z]+/, (k) => toSnake(k)))
+        .join('.')
+    : undefined;
   const unknown = /Field "([^"]+)" is not defined by type/.exec(message)?.[1];
   if (unknown) return `unknown field ${field ? `${field}.` : ''}${toSnake(unknown)}`;
   const missing = /Field "([^"]+)" of required type "[^"]+" was not provided/.exec(message)?.[1];
   if (missing) return `${field ? `${field}.` : ''}${toSnake(missing)}: required`;
   const type = /(String|Boolean|Int|Float|ID) cannot represent/.exec(message)?.[1];
   if (type) {
-    const expected = { String: 'a string', Boolean: 'a boolean', Int: 'an integer', Float: 'a number', ID: 'a string' }[type];
+    const expected = {
+      String: 'a string',
+      Boolean: 'a boolean',
+      Int: 'an integer',
+      Float: 'a number',
+      ID: 'a string',
+    }[type];
     return `${field ?? 'input'}: must be ${expected}`;
   }
-  if (/Expected type "[^"]+" to be an object|to be an object/.test(message)) return `${field ?? 'body'}: must be an object`;
-  if (/of non-null type "[^"]+" must not be null/.test(message)) return `${field ?? 'input'}: must not be null`;
+  if (/Expected type "[^"]+" to be an object|to be an object/.test(message))
+    return `${field ?? 'body'}: must be an object`;
+  if (/of non-null type "[^"]+" must not be null/.test(message))
+    return `${field ?? 'input'}: must not be null`;
   return `${field ?? 'input'}: invalid value`;
 }
 

@@ -12,7 +12,8 @@ export function requireOperator(ctx: Context): void {
  */
 export function merchantScope(ctx: Context, merchantId?: string | null): string {
   if (ctx.actor.kind === 'merchant') {
-    if (merchantId && merchantId !== ctx.actor.merchantId) throw new AppError('not_found', 'merchant not found');
+    if (merchantId && merchantId !== ctx.actor.merchantId)
+      throw new AppError('not_found', 'merchant not found');
     return ctx.actor.merchantId;
   }
   if (ctx.actor.kind === 'operator') {

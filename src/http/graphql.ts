@@ -33,7 +33,8 @@ export function createGraphqlHandler(app: App) {
     maskedErrors: {
       maskError(error) {
         const appError = toAppError(error);
-        if (appError.code === 'internal') app.logger.error('graphql operation failed', { error: appError.cause ?? error });
+        if (appError.code === 'internal')
+          app.logger.error('graphql operation failed', { error: appError.cause ?? error });
         return toGraphQLError(appError, error as never);
       },
     },

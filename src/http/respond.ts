@@ -2,7 +2,12 @@ import type { ServerResponse } from 'node:http';
 import type { AppError } from '../errors.ts';
 
 /** Writes a JSON body; the body is one line so it can be signed or logged as is. */
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+) {
   const payload = JSON.stringify(body);
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',

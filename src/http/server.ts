@@ -8,8 +8,8 @@ import type { Actor, Context } from '../graphql/context.ts';
 import { toAppError } from '../graphql/errors.ts';
 import { openApiDocument } from '../rest/openapi.ts';
 import { parseJsonObject, readBody } from './body.ts';
-import { sendError, sendJson } from './respond.ts';
 import { createGraphqlHandler } from './graphql.ts';
+import { sendError, sendJson } from './respond.ts';
 
 /** Extra handlers mounted by later modules (hosted page, SDK), tried before the 404. */
 export type PageHandler = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean> | boolean;
@@ -31,7 +31,10 @@ export function clientIp(req: IncomingMessage, trustProxy: boolean): string | un
 }
 
 /** Starts the HTTP server: REST `/v1`, `/graphql` (+ WebSocket subscriptions), health and docs. */
-export async function startHttpServer(app: App, options: { pages?: PageHandler[] } = {}): Promise<HttpServer> {
+export async function startHttpServer(
+  app: App,
+  options: { pages?: PageHandler[] } = {},
+): Promise<HttpServer> {
   const graphql = createGraphqlHandler(app);
   const openapi = JSON.stringify(openApiDocument());
   const pages = options.pages ?? [];
@@ -73,9 +76,13 @@ export async function startHttpServer(app: App, options: { pages?: PageHandler[]
     const match = app.rest.match(method, url.pathname);
     if (!match) throw new AppError('not_found', `no route for ${method} ${url.pathname}`);
     if ('allow' in match) {
-      return sendError(res, new AppError('method_not_allowed', `${method} is not allowed on ${url.pathname}`), {
-        allow: match.allow.join(', '),
-      });
+      return sendError(
+        res,
+        new AppError('method_not_allowed', `${method} is not allowed on ${url.pathname}`),
+        {
+          allow: match.allow.join(', '),
+        },
+      );
     }
     const raw = await readBody(req);
     const em = app.fork();

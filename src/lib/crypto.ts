@@ -1,7 +1,15 @@
-import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createHmac,
+  randomBytes,
+  timingSafeEqual,
+} from 'node:crypto';
 
 /** Lowercase hex SHA-256. */
-export const sha256Hex = (data: string | Uint8Array): string => createHash('sha256').update(data).digest('hex');
+export const sha256Hex = (data: string | Uint8Array): string =>
+  createHash('sha256').update(data).digest('hex');
 
 /** Lowercase hex HMAC-SHA256. */
 export const hmacSha256Hex = (secret: string | Uint8Array, data: string | Uint8Array): string =>
@@ -25,7 +33,12 @@ export function encryptSecret(key: Buffer, plaintext: string): string {
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-  return [VERSION, iv.toString('base64'), cipher.getAuthTag().toString('base64'), body.toString('base64')].join('.');
+  return [
+    VERSION,
+    iv.toString('base64'),
+    cipher.getAuthTag().toString('base64'),
+    body.toString('base64'),
+  ].join('.');
 }
 
 /** Reverses encryptSecret; throws when the key is wrong or the value was tampered with. */

@@ -3,7 +3,8 @@ import { z } from 'zod';
 /** camelCase → snake_case, the spelling of the REST contract. */
 export const toSnake = (key: string): string => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 /** snake_case → camelCase. */
-export const toCamel = (key: string): string => key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+export const toCamel = (key: string): string =>
+  key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
 interface Issue {
   message: string;
@@ -16,7 +17,11 @@ export function formatIssues(issues: ReadonlyArray<Issue>): string {
     .map((issue) => {
       const path = (issue.path ?? [])
         .map((p) => (typeof p === 'object' ? p.key : p))
-        .reduce<string>((acc, key) => (typeof key === 'number' ? `${acc}[${key}]` : `${acc ? `${acc}.` : ''}${toSnake(String(key))}`), '');
+        .reduce<string>(
+          (acc, key) =>
+            typeof key === 'number' ? `${acc}[${key}]` : `${acc ? `${acc}.` : ''}${toSnake(String(key))}`,
+          '',
+        );
       return path ? `${path}: ${issue.message}` : issue.message;
     })
     .join('; ');

@@ -1,7 +1,7 @@
 import { type DocumentNode, execute, type GraphQLSchema, parse, validate } from 'graphql';
+import { AppError } from '../errors.ts';
 import type { Context } from '../graphql/context.ts';
 import { toAppError } from '../graphql/errors.ts';
-import { AppError } from '../errors.ts';
 import { toCamel } from '../lib/validation.ts';
 import type { RestRoute } from './route.ts';
 
@@ -25,7 +25,8 @@ export class RestAdapter {
     for (const route of routes) {
       const document = parse(route.operation);
       const errors = validate(schema, document);
-      if (errors.length) throw new Error(`route ${route.method} ${route.path}: ${errors.map((e) => e.message).join('; ')}`);
+      if (errors.length)
+        throw new Error(`route ${route.method} ${route.path}: ${errors.map((e) => e.message).join('; ')}`);
       const methods = this.byPath.get(route.path) ?? new Map<string, CompiledRoute>();
       methods.set(route.method, { route, document, takesInput: route.operation.includes('$input') });
       this.byPath.set(route.path, methods);
@@ -42,10 +43,16 @@ export class RestAdapter {
   /** Runs the route's operation; resolves to the response body or throws an AppError. */
   async run(compiled: CompiledRoute, body: unknown, context: Context): Promise<unknown> {
     const variableValues = compiled.takesInput ? { input: camelizeKeys(body ?? {}) } : {};
-    const result = await execute({ schema: this.schema, document: compiled.document, variableValues, contextValue: context });
+    const result = await execute({
+      schema: this.schema,
+      document: compiled.document,
+      variableValues,
+      contextValue: context,
+    });
     if (result.errors?.length) throw toAppError(result.errors[0]);
     const data = result.data as { result?: unknown } | null | undefined;
-    if (!data || data.result === undefined) throw new AppError('internal', `route ${compiled.route.path} returned no result`);
+    if (!data || data.result === undefined)
+      throw new AppError('internal', `route ${compiled.route.path} returned no result`);
     return dropNulls(data.result);
   }
 }

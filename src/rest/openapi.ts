@@ -21,7 +21,9 @@ const STATUS_TEXT: Record<number, string> = {
 
 /** JSON Schema of a zod schema with object keys in REST spelling (snake_case). */
 function restSchema(schema: z.ZodType): unknown {
-  return snakeProperties(z.toJSONSchema(schema, { target: 'draft-2020-12', unrepresentable: 'any', io: 'input' }));
+  return snakeProperties(
+    z.toJSONSchema(schema, { target: 'draft-2020-12', unrepresentable: 'any', io: 'input' }),
+  );
 }
 
 function snakeProperties(node: unknown): unknown {
@@ -50,7 +52,10 @@ const errorEnvelope = {
       properties: {
         code: { type: 'string' },
         message: { type: 'string' },
-        details: { type: 'object', description: 'For insufficient_* errors: required, available, token, owner, spender.' },
+        details: {
+          type: 'object',
+          description: 'For insufficient_* errors: required, available, token, owner, spender.',
+        },
       },
     },
   },
@@ -70,9 +75,16 @@ function operation(route: RestRoute) {
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
     tags: route.tags,
-    ...(route.auth === 'signed' ? { security: [{ ApiKey: [], Timestamp: [], Nonce: [], Signature: [] }] } : {}),
+    ...(route.auth === 'signed'
+      ? { security: [{ ApiKey: [], Timestamp: [], Nonce: [], Signature: [] }] }
+      : {}),
     ...(route.request
-      ? { requestBody: { required: true, content: { 'application/json': { schema: restSchema(route.request) } } } }
+      ? {
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: restSchema(route.request) } },
+          },
+        }
       : {}),
     responses,
   };
@@ -83,7 +95,11 @@ export function openApiDocument(table: RestRoute[] = routes) {
   const paths: Record<string, Record<string, unknown>> = {
     '/healthz': { get: { summary: 'Liveness', tags: ['system'], responses: { 200: { description: 'OK' } } } },
     '/readyz': {
-      get: { summary: 'Readiness: the database answers', tags: ['system'], responses: { 200: { description: 'Ready' }, 503: { description: 'Not ready' } } },
+      get: {
+        summary: 'Readiness: the database answers',
+        tags: ['system'],
+        responses: { 200: { description: 'Ready' }, 503: { description: 'Not ready' } },
+      },
     },
   };
   for (const route of [...table].sort((a, b) => a.path.localeCompare(b.path))) {

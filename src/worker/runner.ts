@@ -1,6 +1,6 @@
-import { parseCronItems, run, type Runner, type TaskList } from 'graphile-worker';
-import type { App } from '../app.ts';
+import { parseCronItems, type Runner, run, type TaskList } from 'graphile-worker';
 import { crontab, makeTaskList } from '../../daemons/index.ts';
+import type { App } from '../app.ts';
 
 /**
  * Runs the daemons as graphile-worker tasks on the service's own PostgreSQL: in the API process by

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
 import { parseNetworkFile } from '../../src/chains/networks.ts';
+import { loadConfig } from '../../src/config.ts';
 
 it('runs embedded with no configuration', () => {
   const config = loadConfig({});
@@ -12,7 +12,9 @@ it('fails fast naming the bad setting', () => {
   expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT/);
   expect(() => loadConfig({ DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL/);
   expect(() => loadConfig({ DATABASE_URL: 'postgres://x/y' })).toThrow(/NETWORKS_FILE/);
-  expect(() => loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://x/y', NETWORKS_FILE: 'n.json' })).toThrow(/SECRETS_KEY/);
+  expect(() =>
+    loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://x/y', NETWORKS_FILE: 'n.json' }),
+  ).toThrow(/SECRETS_KEY/);
   expect(() => loadConfig({ SECRETS_KEY: 'short' })).toThrow(/SECRETS_KEY/);
   expect(() => loadConfig({ TRUST_PROXY: 'maybe' })).toThrow(/TRUST_PROXY/);
 });
@@ -20,7 +22,13 @@ it('fails fast naming the bad setting', () => {
 it('validates the network file with the path of every bad entry', () => {
   const bad = {
     networks: [
-      { id: 'eth', kind: 'evm', chainId: 1, rpcUrls: ['http://x'], confirmations: [{ blocks: 3 }, { below: '5', blocks: 1 }] },
+      {
+        id: 'eth',
+        kind: 'evm',
+        chainId: 1,
+        rpcUrls: ['http://x'],
+        confirmations: [{ blocks: 3 }, { below: '5', blocks: 1 }],
+      },
       { id: 'eth', kind: 'solana', chainId: 1, rpcUrls: [] },
     ],
   };

@@ -52,8 +52,14 @@ it('an oversized body → 413 with code validation', async () => {
 });
 
 it('an unknown route → 404 not_found, signed or not', async () => {
-  expect(await envelope(await fetch(`${t.http.url}/v1/nope`, { method: 'POST' }))).toMatchObject({ status: 404, code: 'not_found' });
-  expect(await envelope(await fetch(`${t.http.url}/nothing/here`))).toMatchObject({ status: 404, code: 'not_found' });
+  expect(await envelope(await fetch(`${t.http.url}/v1/nope`, { method: 'POST' }))).toMatchObject({
+    status: 404,
+    code: 'not_found',
+  });
+  expect(await envelope(await fetch(`${t.http.url}/nothing/here`))).toMatchObject({
+    status: 404,
+    code: 'not_found',
+  });
 });
 
 it('a known path with the wrong method → 405 validation with Allow', async () => {

@@ -20,10 +20,19 @@ it('migrations apply to an empty database, and a second run is a no-op', async (
       `select table_name from information_schema.tables where table_schema = 'public' order by 1`,
     );
     const names = tables.rows.map((r) => r.table_name);
-    for (const table of ['merchants', 'api_keys', 'settlement_wallets', 'merchant_allowed_ips', 'operator_tokens', 'request_nonces']) {
+    for (const table of [
+      'merchants',
+      'api_keys',
+      'settlement_wallets',
+      'merchant_allowed_ips',
+      'operator_tokens',
+      'request_nonces',
+    ]) {
       expect(names).toContain(table);
     }
-    const worker = await client.query(`select count(*)::int as n from information_schema.schemata where schema_name = 'graphile_worker'`);
+    const worker = await client.query(
+      `select count(*)::int as n from information_schema.schemata where schema_name = 'graphile_worker'`,
+    );
     expect(worker.rows[0].n).toBe(1);
   } finally {
     await client.end();

@@ -11,10 +11,15 @@ afterAll(() => t?.close());
 
 it('a signed REST read and the same operation on /graphql return the same data', async () => {
   const m = await t.merchant();
-  const init = await t.signed(m, 'POST', '/v1/cashier/init', { external_order_id: 'parity-1', language: 'es' });
+  const init = await t.signed(m, 'POST', '/v1/cashier/init', {
+    external_order_id: 'parity-1',
+    language: 'es',
+  });
   expect(init.status).toBe(200);
   const created = (await init.json()) as { session: string };
-  const rest = (await (await t.signed(m, 'POST', '/v1/cashier/status', { session: created.session })).json()) as Record<string, unknown>;
+  const rest = (await (
+    await t.signed(m, 'POST', '/v1/cashier/status', { session: created.session })
+  ).json()) as Record<string, unknown>;
 
   const token = await t.operatorToken();
   const gql = await t.graphql(

@@ -26,7 +26,9 @@ async function send(headers: Record<string, string>, body = BODY, target = PATH)
   return { status: res.status, body: (await res.json()) as { error?: { code: string; message: string } } };
 }
 
-const sign = (overrides: { now?: number; nonce?: string; body?: string; target?: string; method?: string } = {}) =>
+const sign = (
+  overrides: { now?: number; nonce?: string; body?: string; target?: string; method?: string } = {},
+) =>
   signedHeaders(
     key.keyId,
     key.secret,
@@ -104,9 +106,16 @@ describe('signed requests', () => {
   });
 
   it('the canonical string follows D1 exactly', () => {
-    const sig = signRequest('secret', { method: 'post', target: '/v1/x?a=1', timestamp: '1700000000', nonce: 'abcdefgh', body: '' });
+    const sig = signRequest('secret', {
+      method: 'post',
+      target: '/v1/x?a=1',
+      timestamp: '1700000000',
+      nonce: 'abcdefgh',
+      body: '',
+    });
     // Independent computation with node:crypto over the documented layout.
-    const canonical = 'POST\n/v1/x?a=1\n1700000000\nabcdefgh\ne3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
+    const canonical =
+      'POST\n/v1/x?a=1\n1700000000\nabcdefgh\ne3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
     expect(sig).toBe(createHmac('sha256', 'secret').update(canonical).digest('hex'));
   });
 });
@@ -126,7 +135,13 @@ describe('IP allowlist', () => {
   it('ignores X-Forwarded-For unless TRUST_PROXY is set', async () => {
     const other = await t.merchant('proxy');
     await t.app.services.merchants.setAllowlist(t.app.fork(), other.id, ['198.51.100.7']);
-    const res = await t.signed(other, 'POST', PATH, { session: 'cs_x' }, { 'x-forwarded-for': '198.51.100.7' });
+    const res = await t.signed(
+      other,
+      'POST',
+      PATH,
+      { session: 'cs_x' },
+      { 'x-forwarded-for': '198.51.100.7' },
+    );
     expect(res.status).toBe(403);
   });
 });

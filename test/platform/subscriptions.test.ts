@@ -10,7 +10,11 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 it('serves GraphQL subscriptions over WebSocket on /graphql', async () => {
-  const client = createClient({ url: `${t.http.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, lazy: true });
+  const client = createClient({
+    url: `${t.http.url.replace('http', 'ws')}/graphql`,
+    webSocketImpl: WebSocket,
+    lazy: true,
+  });
   try {
     const seen: string[] = [];
     await new Promise<void>((resolve, reject) => {

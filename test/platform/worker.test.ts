@@ -18,7 +18,11 @@ it('the prune_nonces task deletes nonces older than the replay window only', asy
     await db.query(`insert into request_nonces (key_id, nonce, created_at) values
       ('key_a', 'old-nonce-1', now() - interval '1 hour'), ('key_a', 'fresh-nonce', now())`);
     await addJob(t.app.fork(), 'prune_nonces', {});
-    await runOnce({ connectionString: t.config.databaseUrl, taskList: makeTaskList(t.app), noHandleSignals: true });
+    await runOnce({
+      connectionString: t.config.databaseUrl,
+      taskList: makeTaskList(t.app),
+      noHandleSignals: true,
+    });
     const left = await db.query('select nonce from request_nonces order by nonce');
     expect(left.rows.map((r) => r.nonce)).toEqual(['fresh-nonce']);
   } finally {
@@ -35,6 +39,10 @@ it('a job added inside a rolled-back transaction never exists; a committed one d
     }),
   ).rejects.toThrow('abort');
   await em.transactional(async (tx) => addJob(tx, 'prune_nonces', { marker: 'committed' }));
-  const rows = await em.getConnection().execute(`select payload->>'marker' as marker from graphile_worker._private_jobs where payload->>'marker' is not null`);
+  const rows = await em
+    .getConnection()
+    .execute(
+      `select payload->>'marker' as marker from graphile_worker._private_jobs where payload->>'marker' is not null`,
+    );
   expect(rows.map((r) => (r as { marker: string }).marker)).toEqual(['committed']);
 });

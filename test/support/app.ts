@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { type App, createApp } from '../../src/app.ts';
 import type { NetworkFile } from '../../src/chains/networks.ts';
 import { networkFileSchema } from '../../src/chains/networks.ts';
-import { createApp, type App } from '../../src/app.ts';
-import { loadConfig, type Config } from '../../src/config.ts';
-import { createLogger } from '../../src/lib/logger.ts';
+import { type Config, loadConfig } from '../../src/config.ts';
 import { type HttpServer, startHttpServer } from '../../src/http/server.ts';
+import { createLogger } from '../../src/lib/logger.ts';
 import { signedHeaders } from '../../src/modules/auth/request-signing.ts';
 import { createTestDatabase } from './db.ts';
 
@@ -24,7 +24,11 @@ export interface TestApp {
     body?: unknown,
     extraHeaders?: Record<string, string>,
   ): Promise<Response>;
-  graphql(token: string, query: string, variables?: Record<string, unknown>): Promise<{ data?: any; errors?: any[] }>;
+  graphql(
+    token: string,
+    query: string,
+    variables?: Record<string, unknown>,
+  ): Promise<{ data?: any; errors?: any[] }>;
   close(): Promise<void>;
 }
 
@@ -49,7 +53,11 @@ export async function startTestApp(
     LOG_LEVEL: 'error',
     ...options.env,
   });
-  const app = await createApp({ config, networks: options.networks ?? NO_CHAIN_NETWORKS, logger: createLogger('error') });
+  const app = await createApp({
+    config,
+    networks: options.networks ?? NO_CHAIN_NETWORKS,
+    logger: createLogger('error'),
+  });
   const http = await startHttpServer(app);
   return {
     app,

@@ -1,8 +1,8 @@
 import type { EntityManager } from '../../db/orm.ts';
 import { AppError, unavailable } from '../../errors.ts';
 import { decryptSecret, safeEqual, sha256Hex } from '../../lib/crypto.ts';
-import { ipMatcher } from '../merchant/merchant.service.ts';
 import { AllowedIp } from '../merchant/merchant.entity.ts';
+import { ipMatcher } from '../merchant/merchant.service.ts';
 import { ApiKey, OperatorToken } from './auth.entity.ts';
 import type { NonceStore } from './nonce-store.ts';
 import { MAX_SKEW_SECONDS, NONCE_PATTERN, signRequest } from './request-signing.ts';
@@ -32,9 +32,7 @@ const unauthorized = (message: string) => new AppError('unauthorized', message);
 export class Authenticator {
   private readonly keys = new Map<string, CachedKey>();
 
-  constructor(
-    private readonly deps: { secretsKey: Buffer; nonces: NonceStore; now?: () => number },
-  ) {}
+  constructor(private readonly deps: { secretsKey: Buffer; nonces: NonceStore; now?: () => number }) {}
 
   /**
    * Checks a request in D1's order: headers, key, skew, signature → 401; nonce reuse → 401 (consumed
@@ -50,10 +48,13 @@ export class Authenticator {
     const nonce = header('x-nonce');
     const signature = header('x-signature');
     if (!keyId || !timestamp || !nonce || !signature) {
-      throw unauthorized('missing signing header: X-Api-Key, X-Timestamp, X-Nonce and X-Signature are required');
+      throw unauthorized(
+        'missing signing header: X-Api-Key, X-Timestamp, X-Nonce and X-Signature are required',
+      );
     }
     if (!/^\d{1,12}$/.test(timestamp)) throw unauthorized('X-Timestamp must be Unix time in seconds');
-    if (!NONCE_PATTERN.test(nonce)) throw unauthorized('X-Nonce must be 8 to 128 characters of [A-Za-z0-9._~-]');
+    if (!NONCE_PATTERN.test(nonce))
+      throw unauthorized('X-Nonce must be 8 to 128 characters of [A-Za-z0-9._~-]');
 
     const key = await this.loadKey(em, keyId);
     const now = this.deps.now?.() ?? Date.now();
@@ -61,7 +62,13 @@ export class Authenticator {
     if (Math.abs(now / 1000 - Number(timestamp)) > MAX_SKEW_SECONDS) {
       throw unauthorized(`X-Timestamp is more than ${MAX_SKEW_SECONDS} seconds from server time`);
     }
-    const expected = signRequest(key.secret, { method: req.method, target: req.target, timestamp, nonce, body: req.body });
+    const expected = signRequest(key.secret, {
+      method: req.method,
+      target: req.target,
+      timestamp,
+      nonce,
+      body: req.body,
+    });
     if (!safeEqual(expected, signature.toLowerCase())) throw unauthorized('signature does not match');
     if (!(await this.deps.nonces.consume(keyId, nonce))) throw unauthorized('nonce already used');
     if (key.allows && !(req.clientIp && key.allows(req.clientIp))) {

@@ -43,6 +43,12 @@ export function signedHeaders(
     'X-Api-Key': keyId,
     'X-Timestamp': timestamp,
     'X-Nonce': nonce,
-    'X-Signature': signRequest(secret, { method: request.method, target: request.target, timestamp, nonce, body }),
+    'X-Signature': signRequest(secret, {
+      method: request.method,
+      target: request.target,
+      timestamp,
+      nonce,
+      body,
+    }),
   };
 }

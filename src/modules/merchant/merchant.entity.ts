@@ -13,7 +13,10 @@ export const MerchantSchema = defineEntity({
     /** Separate payout wallet on `tron` (the settlement wallet pays out on EVM networks). */
     tronPayoutWallet: p.string().length(64).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export class Merchant extends MerchantSchema.class {}
@@ -30,7 +33,10 @@ export const SettlementWalletSchema = defineEntity({
     network: p.string().length(32),
     address: p.string().length(64),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export class SettlementWallet extends SettlementWalletSchema.class {}

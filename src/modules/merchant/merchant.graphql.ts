@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
 import { requireOperator } from '../../graphql/guards.ts';
 import { httpUrl } from '../../lib/validation.ts';
-import { ApiKey } from '../auth/auth.entity.ts';
-import { AllowedIp, Merchant, SettlementWallet } from './merchant.entity.ts';
+import type { ApiKey } from '../auth/auth.entity.ts';
+import { type AllowedIp, Merchant, type SettlementWallet } from './merchant.entity.ts';
 
 /** Operator administration of merchants: keys, wallets, allowlist and webhook settings. */
 
@@ -33,10 +33,17 @@ const MerchantRef = builder.objectRef<Merchant>('Merchant').implement({
     webhooksEnabled: t.exposeBoolean('webhooksEnabled'),
     tronPayoutWallet: t.exposeString('tronPayoutWallet', { nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    apiKeys: t.field({ type: [ApiKeyRef], resolve: (m, _, ctx) => ctx.services.merchants.listKeys(ctx.em, m.id) }),
-    settlementWallets: t.field({ type: [WalletRef], resolve: (m, _, ctx) => ctx.services.merchants.wallets(ctx.em, m.id) }),
+    apiKeys: t.field({
+      type: [ApiKeyRef],
+      resolve: (m, _, ctx) => ctx.services.merchants.listKeys(ctx.em, m.id),
+    }),
+    settlementWallets: t.field({
+      type: [WalletRef],
+      resolve: (m, _, ctx) => ctx.services.merchants.wallets(ctx.em, m.id),
+    }),
     ipAllowlist: t.stringList({
-      resolve: async (m, _, ctx) => (await ctx.services.merchants.allowlist(ctx.em, m.id)).map((a: AllowedIp) => a.cidr),
+      resolve: async (m, _, ctx) =>
+        (await ctx.services.merchants.allowlist(ctx.em, m.id)).map((a: AllowedIp) => a.cidr),
     }),
   }),
 });
@@ -45,7 +52,11 @@ const IssuedKeyRef = builder
   .objectRef<{ id: string; secret: string; merchantId: string }>('IssuedApiKey')
   .implement({
     description: 'A new API key. The secret is shown here once and never again.',
-    fields: (t) => ({ id: t.exposeID('id'), secret: t.exposeString('secret'), merchantId: t.exposeID('merchantId') }),
+    fields: (t) => ({
+      id: t.exposeID('id'),
+      secret: t.exposeString('secret'),
+      merchantId: t.exposeID('merchantId'),
+    }),
   });
 
 const OperatorTokenRef = builder.objectRef<{ id: string; token: string }>('IssuedOperatorToken').implement({
@@ -107,7 +118,10 @@ builder.mutationFields((t) => ({
   }),
   issueApiKey: t.field({
     type: IssuedKeyRef,
-    args: { merchantId: t.arg.id({ required: true }), label: t.arg.string({ validate: z.string().max(200) }) },
+    args: {
+      merchantId: t.arg.id({ required: true }),
+      label: t.arg.string({ validate: z.string().max(200) }),
+    },
     resolve: (_, args, ctx) => {
       requireOperator(ctx);
       return ctx.services.merchants.issueKey(ctx.em, String(args.merchantId), args.label);
@@ -118,11 +132,18 @@ builder.mutationFields((t) => ({
     description: 'Issues a new key and revokes the old one after `graceSeconds` (default 0).',
     args: {
       keyId: t.arg.id({ required: true }),
-      graceSeconds: t.arg.int({ validate: z.number().int().min(0).max(30 * 86_400) }),
+      graceSeconds: t.arg.int({
+        validate: z
+          .number()
+          .int()
+          .min(0)
+          .max(30 * 86_400),
+      }),
     },
     resolve: async (_, args, ctx) => {
       requireOperator(ctx);
-      return (await ctx.services.merchants.rotateKey(ctx.em, String(args.keyId), args.graceSeconds ?? 0)).issued;
+      return (await ctx.services.merchants.rotateKey(ctx.em, String(args.keyId), args.graceSeconds ?? 0))
+        .issued;
     },
   }),
   revokeApiKey: t.field({
@@ -142,7 +163,12 @@ builder.mutationFields((t) => ({
     },
     resolve: (_, args, ctx) => {
       requireOperator(ctx);
-      return ctx.services.merchants.setSettlementWallet(ctx.em, String(args.merchantId), args.network, args.address);
+      return ctx.services.merchants.setSettlementWallet(
+        ctx.em,
+        String(args.merchantId),
+        args.network,
+        args.address,
+      );
     },
   }),
   setIpAllowlist: t.stringList({

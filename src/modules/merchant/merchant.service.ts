@@ -1,7 +1,7 @@
 import { BlockList, isIP } from 'node:net';
+import type { NetworkRegistry } from '../../chains/registry.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { AppError, notFound, validation } from '../../errors.ts';
-import type { NetworkRegistry } from '../../chains/registry.ts';
 import { encryptSecret } from '../../lib/crypto.ts';
 import { newId, newSecret } from '../../lib/ids.ts';
 import { ApiKey } from '../auth/auth.entity.ts';
@@ -29,7 +29,11 @@ export class MerchantService {
   ) {}
 
   async create(em: EntityManager, input: { name: string; webhookUrl?: string | null }): Promise<Merchant> {
-    const merchant = em.create(Merchant, { id: newId('merchant'), name: input.name, webhookUrl: input.webhookUrl ?? null });
+    const merchant = em.create(Merchant, {
+      id: newId('merchant'),
+      name: input.name,
+      webhookUrl: input.webhookUrl ?? null,
+    });
     await em.flush();
     return merchant;
   }
@@ -43,7 +47,12 @@ export class MerchantService {
   async update(
     em: EntityManager,
     id: string,
-    patch: { name?: string; webhookUrl?: string | null; webhooksEnabled?: boolean; tronPayoutWallet?: string | null },
+    patch: {
+      name?: string;
+      webhookUrl?: string | null;
+      webhooksEnabled?: boolean;
+      tronPayoutWallet?: string | null;
+    },
   ): Promise<Merchant> {
     const merchant = await this.get(em, id);
     if (patch.tronPayoutWallet && !TRON_ADDRESS.test(patch.tronPayoutWallet)) {
@@ -78,7 +87,11 @@ export class MerchantService {
   }
 
   /** Issues a new key for the same merchant and revokes the old one after `graceSeconds`. */
-  async rotateKey(em: EntityManager, keyId: string, graceSeconds = 0): Promise<{ issued: IssuedKey; revoked: ApiKey }> {
+  async rotateKey(
+    em: EntityManager,
+    keyId: string,
+    graceSeconds = 0,
+  ): Promise<{ issued: IssuedKey; revoked: ApiKey }> {
     const old = await em.findOne(ApiKey, { id: keyId });
     if (!old || (old.revokedAt && old.revokedAt <= new Date())) throw notFound('active API key');
     const issued = await this.issueKey(em, old.merchant.id, old.label);
