@@ -135,6 +135,7 @@ export async function webhookWorker(t: TestApp, options: Partial<WebhookServiceO
     service,
     clock,
     outcomes,
+    quietLogger: quietGraphile,
     taskList,
     utils,
     /** Runs every job that is due now, until none is left. */

@@ -1,0 +1,28 @@
+/**
+ * A separate worker process for the crash test: runs `deliver_webhook` against DATABASE_URL until it
+ * is killed. Started with `node --import tsx`; the test SIGKILLs it mid-delivery.
+ */
+import { Logger, run } from 'graphile-worker';
+import { deliverWebhookTask } from '../../daemons/deliver-webhook.ts';
+import { parseSecretsKey } from '../../src/config.ts';
+import { createOrm } from '../../src/db/orm.ts';
+import { createLogger } from '../../src/lib/logger.ts';
+import { WebhookService } from '../../src/modules/webhook/webhook.service.ts';
+
+const databaseUrl = process.env.DATABASE_URL!;
+const orm = await createOrm(databaseUrl, { poolMax: 2 });
+const webhooks = new WebhookService({
+  secretsKey: parseSecretsKey(process.env.SECRETS_KEY!),
+  allowPrivate: true,
+  logger: createLogger('error'),
+  databaseUrl,
+});
+await run({
+  connectionString: databaseUrl,
+  concurrency: 1,
+  noHandleSignals: true,
+  pollInterval: 100,
+  logger: new Logger(() => () => {}),
+  taskList: { deliver_webhook: deliverWebhookTask({ webhooks, fork: () => orm.em.fork() }) },
+});
+process.stdout.write('worker started\n');
