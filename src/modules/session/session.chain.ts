@@ -1,6 +1,6 @@
 import { Interface } from 'ethers';
 import { abi } from '../../chains/contracts.ts';
-import { createEvmClient, type EvmClient } from '../../chains/evm/index.ts';
+import { createEvmClient, type EvmClient, type LogScanOptions } from '../../chains/evm/index.ts';
 import type { NetworkConfig, TokenConfig } from '../../chains/networks.ts';
 import type { NetworkRegistry } from '../../chains/registry.ts';
 import type { ChainLogger } from '../../chains/types.ts';
@@ -23,6 +23,8 @@ export class SessionChains {
   constructor(
     private readonly networks: NetworkRegistry,
     private readonly logger: ChainLogger,
+    /** Log-scan tuning for every client (tests and benches force small chunks). */
+    private readonly logs?: Partial<LogScanOptions>,
   ) {}
 
   /** Networks with a payment router, in configuration order. */
@@ -48,7 +50,7 @@ export class SessionChains {
   client(network: SessionNetwork): EvmClient {
     let client = this.clients.get(network.id);
     if (!client) {
-      client = createEvmClient({ network, logger: this.logger });
+      client = createEvmClient({ network, logger: this.logger, logs: this.logs });
       this.clients.set(network.id, client);
     }
     return client;
