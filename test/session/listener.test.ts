@@ -1,0 +1,355 @@
+import { hexlify, keccak256, MaxUint256, randomBytes, toUtf8Bytes, type Wallet } from 'ethers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contractAt } from '../../src/chains/contracts.ts';
+import { NetworkRegistry } from '../../src/chains/registry.ts';
+import { PAYMENT_ROUTER, SessionChains } from '../../src/modules/session/session.chain.ts';
+import { ListenerCheckpoint } from '../../src/modules/session/session.entity.ts';
+import { createListener, type ListenerOptions } from '../../src/modules/session/session.listener.ts';
+import {
+  ethWallet,
+  listenerOf,
+  mine,
+  type SessionFixture,
+  type StepBody,
+  sessionFixture,
+  sessionRow,
+  webhooksOf,
+} from './support.ts';
+
+/** The chain listener (D5): matching, depth, reorgs, crashes, expiry. Driven pass by pass. */
+
+let f: SessionFixture;
+let payer: Wallet;
+beforeAll(async () => {
+  f = await sessionFixture({ players: 0 });
+  payer = await fundedPayer('100000');
+});
+afterAll(() => f?.close());
+
+const CALLBACK = 'http://127.0.0.1:9/webhook';
+const MINUTE = 60_000;
+
+/** A wallet holding `amount` of USDC and DAI with the router approved for everything. */
+async function fundedPayer(amount: string): Promise<Wallet> {
+  const w = await ethWallet(f.provider);
+  for (const symbol of ['USDC', 'DAI'] as const) {
+    const t = f.contracts.tokens[symbol]!;
+    const minter = contractAt('TestToken', t.address, f.deployer);
+    await (await minter.getFunction('mint')(w.address, BigInt(amount) * 10n ** BigInt(t.decimals))).wait();
+    await (
+      await contractAt('TestToken', t.address, w).getFunction('approve')(
+        f.contracts.paymentRouter,
+        MaxUint256,
+      )
+    ).wait();
+  }
+  return w;
+}
+
+async function step(session: string, action: string, value?: string): Promise<StepBody> {
+  const res = await f.call('/v1/cashier/step', {
+    session,
+    action,
+    ...(value === undefined ? {} : { value }),
+  });
+  if (res.status !== 200) throw new Error(`${action}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+const status = async (session: string) => (await f.call('/v1/cashier/status', { session })).body;
+
+/** A session at awaiting_payment for `wallet`; returns its id and the router call to send. */
+async function readyToPay(amount = '1', wallet = payer, token = 'USDC') {
+  const init = await f.call('/v1/cashier/init', { network: 'eth', token, amount, callback_url: CALLBACK });
+  const body = await step(init.body.session, 'wallet_connected', wallet.address);
+  expect(body.step).toBe('awaiting_payment');
+  return { session: init.body.session, call: body.wallet_action!.params[0]! };
+}
+
+/** Sends a router call (as built by the session, or altered) and returns the mined tx hash. */
+async function pay(call: { to: string; data: string }, wallet = payer): Promise<string> {
+  const nonce = Number(BigInt(await f.provider.send('eth_getTransactionCount', [wallet.address, 'pending'])));
+  const tx = await wallet.sendTransaction({ to: call.to, data: call.data, nonce, gasLimit: 200_000n });
+  const receipt = await tx.wait();
+  expect(receipt?.status).toBe(1);
+  return tx.hash.toLowerCase();
+}
+
+/** The session's own router call with some arguments replaced. */
+function alter(
+  call: { to: string; data: string },
+  change: Partial<Record<'token' | 'amount' | 'merchant' | 'orderRef', unknown>>,
+) {
+  const args = PAYMENT_ROUTER.decodeFunctionData('pay', call.data);
+  const next = [
+    change.token ?? args[0],
+    change.amount ?? args[1],
+    change.merchant ?? args[2],
+    change.orderRef ?? args[3],
+    args[4],
+  ];
+  return { to: call.to, data: PAYMENT_ROUTER.encodeFunctionData('pay', next) };
+}
+
+describe('matching (D5)', () => {
+  it('finds a payment the session never reported and completes it at the tier’s depth only', async () => {
+    const { session, call } = await readyToPay('1');
+    const tx = await pay(call);
+    const listener = listenerOf(f);
+    await listener.pass();
+    expect(await status(session)).toMatchObject({ step: 'processing', status: 'processing' });
+    await mine(f, 1); // depth 2 of 3
+    await listener.pass();
+    expect((await status(session)).status).toBe('processing');
+    await mine(f, 1); // depth 3
+    const result = await listener.pass();
+    expect(result.completed).toEqual([session]);
+    expect(await status(session)).toMatchObject({ step: 'completed', status: 'completed' });
+    expect((await sessionRow(f, session)).txHash).toBe(tx);
+  });
+
+  it('a larger amount waits for a deeper tier (1000 → 12 blocks)', async () => {
+    const { session, call } = await readyToPay('1000');
+    await pay(call);
+    const listener = listenerOf(f);
+    await mine(f, 10); // depth 11
+    await listener.pass();
+    expect((await status(session)).status).toBe('processing');
+    await mine(f, 1);
+    await listener.pass();
+    expect((await status(session)).status).toBe('completed');
+  });
+
+  it('falls back to the reported tx hash when the order_ref differs', async () => {
+    const { session, call } = await readyToPay('2');
+    const tx = await pay(alter(call, { orderRef: keccak256(toUtf8Bytes('something else')) }));
+    await step(session, 'signature_submitted', tx);
+    await mine(f, 3);
+    await listenerOf(f).pass();
+    expect((await status(session)).status).toBe('completed');
+  });
+
+  it('ignores another token, another recipient and a smaller amount; accepts an overpayment', async () => {
+    const { session, call } = await readyToPay('3');
+    await pay(alter(call, { token: f.contracts.tokens.DAI!.address, amount: 3n * 10n ** 18n }));
+    await pay(alter(call, { merchant: f.deployer.address }));
+    await pay(alter(call, { amount: 2_999_999n }));
+    await mine(f, 5);
+    const listener = listenerOf(f);
+    await listener.pass();
+    expect(await status(session)).toMatchObject({ step: 'awaiting_payment', status: 'pending' });
+    const good = await pay(alter(call, { amount: 3_500_000n }));
+    await mine(f, 3);
+    await listener.pass();
+    expect((await status(session)).status).toBe('completed');
+    const row = await sessionRow(f, session);
+    expect([row.txHash, row.paidRaw]).toEqual([good, '3500000']);
+    expect(await webhooksOf(f, session)).toMatchObject([
+      { event: 'payment.completed', amount: '3', tx_hash: good },
+    ]);
+  });
+});
+
+describe('reorganisations', () => {
+  it('a payment reorged out before depth is forgotten, found again when re-included, settled once', async () => {
+    const { session, call } = await readyToPay('4');
+    const populated = await payer.populateTransaction({ to: call.to, data: call.data, gasLimit: 200_000n });
+    const raw = await payer.signTransaction(populated);
+    const hash = (await f.provider.broadcastTransaction(raw)).hash.toLowerCase();
+    await f.provider.waitForTransaction(hash);
+    const listener = listenerOf(f);
+    await listener.pass();
+    const seen = await sessionRow(f, session);
+    expect([seen.status, seen.txHash]).toEqual(['processing', hash]);
+
+    // The block holding the payment and the one after are replaced by empty blocks.
+    await mine(f, 1);
+    await f.provider.send('anvil_reorg', [2, []]);
+    expect(await f.provider.send('eth_getTransactionReceipt', [hash])).toBeNull();
+    await mine(f, 2); // the lost block would now be deep enough
+    const after = await listener.pass();
+    expect(after.completed).toEqual([]);
+    expect(after.reorged).toEqual([session]);
+    expect(await status(session)).toMatchObject({ step: 'awaiting_payment', status: 'pending' });
+    expect(await webhooksOf(f, session)).toEqual([]);
+
+    // The same signed transaction lands again, in another block.
+    await f.provider.broadcastTransaction(raw);
+    await f.provider.waitForTransaction(hash);
+    await listener.pass();
+    const again = await sessionRow(f, session);
+    expect(again.txHash).toBe(hash);
+    expect(again.blockHash).not.toBe(seen.blockHash);
+    await mine(f, 3);
+    await listener.pass();
+    expect((await status(session)).status).toBe('completed');
+    expect(await webhooksOf(f, session)).toHaveLength(1);
+  });
+
+  it('a reported payment reverted away by evm_revert stays processing and completes once re-mined', async () => {
+    const { session, call } = await readyToPay('5');
+    const snapshot = await f.provider.send('evm_snapshot', []);
+    const populated = await payer.populateTransaction({ to: call.to, data: call.data, gasLimit: 200_000n });
+    const raw = await payer.signTransaction(populated);
+    const hash = (await f.provider.broadcastTransaction(raw)).hash.toLowerCase();
+    await f.provider.waitForTransaction(hash);
+    await step(session, 'signature_submitted', hash);
+    const listener = listenerOf(f);
+    await listener.pass();
+    const first = await sessionRow(f, session);
+    expect(first.blockHash).toBeTruthy();
+
+    await f.provider.send('evm_revert', [snapshot]);
+    await mine(f, 4); // other blocks at the same heights
+    const result = await listener.pass();
+    expect(result.reorged).toEqual([session]);
+    expect(await status(session)).toMatchObject({ step: 'processing', status: 'processing' });
+    expect((await sessionRow(f, session)).txHash).toBeNull();
+
+    await f.provider.broadcastTransaction(raw);
+    await f.provider.waitForTransaction(hash);
+    await mine(f, 3);
+    await listener.pass(); // seen again
+    await listener.pass(); // deep enough now
+    expect((await status(session)).status).toBe('completed');
+    expect(await webhooksOf(f, session)).toHaveLength(1);
+  });
+});
+
+describe('crash safety', () => {
+  /** A listener whose log scans go 3 blocks at a time, so one pass is many checkpointed chunks. */
+  function smallChunks(options: ListenerOptions = {}) {
+    const chains = new SessionChains(new NetworkRegistry(f.networks), f.t.app.logger, {
+      initialRange: 3,
+      maxRange: 3,
+    });
+    return createListener(
+      { fork: () => f.t.app.fork(), chains, config: f.t.app.config, logger: f.t.app.logger },
+      'eth',
+      { startBlock: f.startBlock, ...options },
+    );
+  }
+
+  it('a pass killed after a chunk, or inside one, resumes with nothing lost and nothing settled twice', async () => {
+    // Catch up first so the scan below covers only these payments.
+    await smallChunks().pass();
+    const sessions: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const { session, call } = await readyToPay('1');
+      await pay(call);
+      sessions.push(session);
+      await mine(f, 2);
+    }
+    const checkpoint = async () =>
+      (await f.t.app.fork().findOneOrFail(ListenerCheckpoint, { network: 'eth' })).blockNumber;
+    const start = await checkpoint();
+
+    let chunks = 0;
+    const killedAfter = smallChunks({
+      hooks: {
+        afterCommit: () => {
+          if (++chunks === 3) throw new Error('killed');
+        },
+      },
+    });
+    await expect(killedAfter.pass()).rejects.toThrow('killed');
+    const afterKill = await checkpoint();
+    expect(afterKill).toBeGreaterThan(start);
+
+    let inside = 0;
+    const killedInside = smallChunks({
+      hooks: {
+        beforeCommit: () => {
+          if (++inside === 2) throw new Error('killed inside');
+        },
+      },
+    });
+    await expect(killedInside.pass()).rejects.toThrow('killed inside');
+    const rolledBack = await checkpoint();
+    // The first chunk committed, the second rolled back with its payments.
+    expect(rolledBack).toBe(afterKill + 3);
+
+    const resumed = smallChunks();
+    const result = await resumed.pass();
+    expect(result.caughtUp).toBe(true);
+    await mine(f, 3);
+    const last = await resumed.pass();
+    const settled = [...result.completed, ...last.completed].filter((id) => sessions.includes(id));
+    expect(settled.sort()).toEqual([...sessions].sort());
+    for (const session of sessions) {
+      expect((await status(session)).status).toBe('completed');
+      expect(await webhooksOf(f, session)).toHaveLength(1);
+    }
+  });
+
+  it('two passes racing over the same due payments settle each session once', async () => {
+    const ready = [];
+    for (let i = 0; i < 5; i++) ready.push(await readyToPay('1'));
+    const sessions = ready.map((r) => r.session);
+    // All five payments in one block, so they become due together.
+    await f.provider.send('evm_setAutomine', [false]);
+    try {
+      let nonce = Number(
+        BigInt(await f.provider.send('eth_getTransactionCount', [payer.address, 'pending'])),
+      );
+      for (const { call } of ready) {
+        await payer.sendTransaction({ to: call.to, data: call.data, nonce: nonce++, gasLimit: 200_000n });
+      }
+      await mine(f, 1);
+    } finally {
+      await f.provider.send('evm_setAutomine', [true]);
+    }
+    expect((await smallChunks().pass()).payments).toBe(5);
+    await mine(f, 3);
+    const [a, b] = await Promise.all([smallChunks().pass(), smallChunks().pass()]);
+    const settled = [...a.completed, ...b.completed].filter((id) => sessions.includes(id));
+    expect(settled.sort()).toEqual([...sessions].sort());
+    for (const session of sessions) expect(await webhooksOf(f, session)).toHaveLength(1);
+  });
+});
+
+describe('expiry and timeouts (D5)', () => {
+  it('a reported transaction never mined within 30 minutes settles failed', async () => {
+    const { session } = await readyToPay('1');
+    await step(session, 'signature_submitted', hexlify(randomBytes(32)));
+    await listenerOf(f, { now: () => new Date(Date.now() + 29 * MINUTE) }).pass();
+    expect((await status(session)).status).toBe('processing');
+    await listenerOf(f, { now: () => new Date(Date.now() + 31 * MINUTE) }).pass();
+    expect(await status(session)).toMatchObject({ step: 'failed', status: 'failed' });
+    expect((await sessionRow(f, session)).failureReason).toBe('not_mined');
+    const [hook] = await webhooksOf(f, session);
+    expect(hook).toMatchObject({ event: 'payment.failed', status: 'failed' });
+    expect(hook).not.toHaveProperty('tx_hash');
+  });
+
+  it('a pending session expires only once both the wall clock and the chain passed its deadline', async () => {
+    const { session } = await readyToPay('1');
+    const never = (await f.call('/v1/cashier/init', { callback_url: CALLBACK })).body.session;
+    const later = listenerOf(f, { now: () => new Date(Date.now() + 61 * MINUTE) });
+    await listenerOf(f).pass();
+    expect((await status(session)).status).toBe('pending');
+    // Wall clock past, chain not yet: a payment could still be mined, so no expiry.
+    await later.pass();
+    expect((await status(session)).status).toBe('pending');
+    // The session that never chose a network has no chain deadline.
+    expect(await status(never)).toMatchObject({ step: 'failed', status: 'failed' });
+
+    const row = await sessionRow(f, session);
+    const { timestamp } = (await f.provider.getBlock('latest'))!;
+    await f.provider.send('evm_increaseTime', [row.deadline! - timestamp + 1]);
+    await mine(f, 1);
+    await later.pass();
+    expect(await status(session)).toMatchObject({ step: 'failed', status: 'failed' });
+    const hooks = await webhooksOf(f, session);
+    expect(hooks).toEqual([
+      expect.objectContaining({
+        event: 'payment.failed',
+        status: 'failed',
+        session_id: session,
+        amount: '1',
+      }),
+    ]);
+    expect(hooks[0]).not.toHaveProperty('tx_hash');
+    expect((await sessionRow(f, session)).failureReason).toBe('expired');
+  });
+});
