@@ -1,6 +1,5 @@
 import type { EntityManager } from '../../db/orm.ts';
 import { newId } from '../../lib/ids.ts';
-import { addJob } from '../../worker/jobs.ts';
 
 /**
  * The webhook outbox: the one function other modules call to announce an outcome. It writes the event,
@@ -36,12 +35,26 @@ export const DELIVER_WEBHOOK_TASK = 'deliver_webhook';
 /** PostgreSQL NOTIFY channel announcing delivery changes (payload: {@link DeliveryNotice}). */
 export const DELIVERY_CHANNEL = 'webhook_delivery';
 
-/** What a NOTIFY on {@link DELIVERY_CHANNEL} carries; subscribers load the rest. */
+/**
+ * What a NOTIFY on {@link DELIVERY_CHANNEL} carries: the delivery's state right after the change, so
+ * that subscribers see every transition even when the next one has already happened.
+ */
 export interface DeliveryNotice {
   id: string;
   merchantId: string;
   status: string;
+  attempts: number;
+  nextAttemptAt: string | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  deliveredAt: string | null;
+  updatedAt: string;
 }
+
+/** SQL for the {@link DeliveryNotice} of the `webhook_deliveries` row aliased `d` (well under NOTIFY's 8 kB). */
+export const NOTICE_JSON = `json_build_object('id', d.id, 'merchantId', d.merchant_id, 'status', d.status,
+  'attempts', d.attempts, 'nextAttemptAt', d.next_attempt_at, 'lastStatusCode', d.last_status_code,
+  'lastError', left(d.last_error, 2000), 'deliveredAt', d.delivered_at, 'updatedAt', d.updated_at)::text`;
 
 /** One job key per delivery: re-adding it moves the pending job instead of adding a second one. */
 export const deliveryJobKey = (deliveryId: string): string => `${DELIVER_WEBHOOK_TASK}:${deliveryId}`;
@@ -93,33 +106,29 @@ export async function enqueueWebhook(em: EntityManager, event: WebhookEvent): Pr
   // Outside a transaction the three writes still commit together.
   if (!em.isInTransaction()) return em.transactional((tx) => enqueueWebhook(tx, event));
 
-  const [merchant] = await em.execute<
-    { webhook_url: string | null; webhooks_enabled: boolean; has_key: boolean }[]
-  >(
-    `select m.webhook_url, m.webhooks_enabled,
-            exists (select 1 from api_keys k
-                    where k.merchant_id = m.id and (k.revoked_at is null or k.revoked_at > now())) as has_key
-       from merchants m where m.id = ?`,
-    [event.merchantId],
-  );
-  if (!merchant) throw new Error(`enqueueWebhook: unknown merchant ${event.merchantId}`);
-  const callbackUrl = event.callbackUrl || null;
-  const target = callbackUrl ?? merchant.webhook_url;
-  // Section 5.4: a merchant without an API key is sent no webhooks; nor is one that switched them off.
-  if (!merchant.webhooks_enabled || !merchant.has_key || !target) return null;
-
   const key = idempotencyKeyOf(event.event, event.subjectId);
-  const inserted = await em.execute<{ id: string }[]>(
-    `insert into webhook_events (id, merchant_id, event, subject_id, idempotency_key, callback_url, body, created_at)
-     values (?, ?, ?, ?, ?, ?, ?, clock_timestamp())
-     on conflict (merchant_id, idempotency_key) do nothing
-     returning id`,
-    [newEventId(), event.merchantId, event.event, event.subjectId, key, callbackUrl, buildWebhookBody(event)],
-  );
-  const eventId = inserted[0]?.id;
-  if (!eventId) {
+  const callbackUrl = event.callbackUrl || null;
+  // One statement: is a webhook due (section 5.4: not without an active API key, nor when switched
+  // off, nor without a target), and if so the event, unless this logical event exists already.
+  const [due] = await em.execute<{ target: string; event_id: string | null }[]>(EVENT_SQL, [
+    callbackUrl,
+    event.merchantId,
+    newEventId(),
+    event.event,
+    event.subjectId,
+    key,
+    callbackUrl,
+    buildWebhookBody(event),
+  ]);
+  if (!due) {
+    const [known] = await em.execute('select 1 from merchants where id = ?', [event.merchantId]);
+    if (!known) throw new Error(`enqueueWebhook: unknown merchant ${event.merchantId}`);
+    return null;
+  }
+  if (!due.event_id) {
     // The same logical event was enqueued before (a settlement job ran twice): it is never created
-    // twice; answer with its first delivery.
+    // twice; answer with its first delivery. (A statement of its own: it must see a concurrent
+    // enqueue that committed while ours waited on the unique index.)
     const [existing] = await em.execute<{ id: string }[]>(
       `select d.id from webhook_deliveries d join webhook_events e on e.id = d.event_id
         where e.merchant_id = ? and e.idempotency_key = ? order by d.created_at, d.id limit 1`,
@@ -127,8 +136,39 @@ export async function enqueueWebhook(em: EntityManager, event: WebhookEvent): Pr
     );
     return existing?.id ?? null;
   }
-  return createDelivery(em, { eventId, merchantId: event.merchantId, targetUrl: target });
+  return createDelivery(em, { eventId: due.event_id, merchantId: event.merchantId, targetUrl: due.target });
 }
+
+const EVENT_SQL = `
+with m as (
+  select m.id, coalesce(?::text, m.webhook_url) as target
+    from merchants m
+   where m.id = ? and m.webhooks_enabled
+     and exists (select 1 from api_keys k
+                  where k.merchant_id = m.id and (k.revoked_at is null or k.revoked_at > now()))
+), created as (
+  insert into webhook_events (id, merchant_id, event, subject_id, idempotency_key, callback_url, body, created_at)
+  select ?, m.id, ?, ?, ?, ?::text, ?, clock_timestamp() from m where m.target is not null
+  on conflict (merchant_id, idempotency_key) do nothing
+  returning id
+)
+select m.target, created.id as event_id from m left join created on true where m.target is not null`;
+
+/**
+ * The delivery row, its `deliver_webhook` job (as addJob adds it: graphile_worker.add_job on the
+ * caller's connection) and the NOTIFY, in one statement. Millisecond timestamps: exactly what a JS
+ * Date (and so a page cursor) holds.
+ */
+const DELIVERY_SQL = `
+with d as (
+  insert into webhook_deliveries (id, event_id, merchant_id, target_url, status, attempts, next_attempt_at, created_at, updated_at)
+  select ?, ?, ?, ?, 'pending', 0, t.at, t.at, t.at
+    from (select date_trunc('milliseconds', clock_timestamp()) as at) t
+  returning *
+)
+select (graphile_worker.add_job(?, json_build_object('deliveryId', d.id), job_key => ?)).id as job_id,
+       pg_notify(?, ${NOTICE_JSON})
+  from d`;
 
 /** Adds a fresh delivery of a stored event and its job (first attempt immediately); used by resends too. */
 export async function createDelivery(
@@ -136,21 +176,24 @@ export async function createDelivery(
   input: { eventId: string; merchantId: string; targetUrl: string },
 ): Promise<string> {
   const id = newId('webhook');
-  // Millisecond timestamps: exactly what a JS Date (and so a page cursor) can hold.
-  await em.execute(
-    `insert into webhook_deliveries (id, event_id, merchant_id, target_url, status, attempts, next_attempt_at, created_at, updated_at)
-     select ?, ?, ?, ?, 'pending', 0, t.at, t.at, t.at
-       from (select date_trunc('milliseconds', clock_timestamp()) as at) t`,
-    [id, input.eventId, input.merchantId, input.targetUrl],
-  );
-  await addJob(em, DELIVER_WEBHOOK_TASK, { deliveryId: id }, { jobKey: deliveryJobKey(id) });
-  await notifyDelivery(em, { id, merchantId: input.merchantId, status: 'pending' });
+  await em.execute(DELIVERY_SQL, [
+    id,
+    input.eventId,
+    input.merchantId,
+    input.targetUrl,
+    DELIVER_WEBHOOK_TASK,
+    deliveryJobKey(id),
+    DELIVERY_CHANNEL,
+  ]);
   return id;
 }
 
-/** NOTIFY on the caller's connection: delivered to listeners when (and only if) the transaction commits. */
-export async function notifyDelivery(em: EntityManager, notice: DeliveryNotice): Promise<void> {
-  await em.execute('select pg_notify(?, ?)', [DELIVERY_CHANNEL, JSON.stringify(notice)]);
+/** NOTIFY the delivery's current row on the caller's connection: sent when (and only if) the transaction commits. */
+export async function notifyDelivery(em: EntityManager, deliveryId: string): Promise<void> {
+  await em.execute(`select pg_notify(?, ${NOTICE_JSON}) from webhook_deliveries d where d.id = ?`, [
+    DELIVERY_CHANNEL,
+    deliveryId,
+  ]);
 }
 
 function newEventId(): string {

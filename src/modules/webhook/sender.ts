@@ -28,7 +28,10 @@ export function postWebhook(input: {
   address: ResolvedAddress;
   headers: Record<string, string>;
   body: string;
+  /** The attempt's timeout, as reported in the error. */
   timeoutMs: number;
+  /** What is left of it (DNS resolution may have used some); defaults to all of it. */
+  remainingMs?: number;
 }): Promise<PostResult> {
   const started = performance.now();
   const latency = () => Math.round(performance.now() - started);
@@ -82,7 +85,7 @@ export function postWebhook(input: {
     const timer = setTimeout(() => {
       finish({ error: `timed out after ${input.timeoutMs} ms` });
       req.destroy();
-    }, input.timeoutMs);
+    }, input.remainingMs ?? input.timeoutMs);
     req.on('error', (error: NodeJS.ErrnoException) => finish({ error: describe(error) }));
     req.end(payload);
   });

@@ -131,14 +131,26 @@ builder.subscriptionFields((t) => ({
       const notices = ctx.services.webhooks.notifier.updates(
         args.merchantId ? String(args.merchantId) : null,
       );
-      // Each notice is loaded afresh, one at a time so that subscribers see changes in order.
+      // Each notice carries the delivery's state as of that change; the rest (event, body, target)
+      // never changes and is loaded. One at a time, so subscribers see the changes in order.
       return new Repeater<WebhookDelivery>(async (push, stop) => {
         void stop.then(() => notices.return?.());
-        for await (const notice of notices) {
+        for await (const n of notices) {
           const delivery = await ctx.em
             .fork()
-            .findOne(WebhookDelivery, { id: notice.id }, { populate: ['event'] });
-          if (delivery) await push(delivery);
+            .findOne(WebhookDelivery, { id: n.id }, { populate: ['event'] });
+          if (!delivery) continue;
+          const date = (v: string | null) => (v ? new Date(v) : null);
+          Object.assign(delivery, {
+            status: n.status,
+            attempts: n.attempts,
+            nextAttemptAt: date(n.nextAttemptAt),
+            lastStatusCode: n.lastStatusCode,
+            lastError: n.lastError,
+            deliveredAt: date(n.deliveredAt),
+            updatedAt: new Date(n.updatedAt),
+          });
+          await push(delivery);
         }
         stop();
       });
