@@ -28,7 +28,8 @@ const ADDERS = 8;
 const UNLOADED_SAMPLES = 100;
 const quiet = new Logger(() => () => {});
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
 
 /** Runs `count` adds from ADDERS concurrent loops; resolves when all are committed. */
 async function addConcurrently(count: number, add: (i: number) => Promise<void>): Promise<void> {
@@ -53,7 +54,10 @@ function waitFor(check: () => boolean, timeoutMs = 300_000): Promise<void> {
 }
 
 export async function main(argv = process.argv.slice(2)) {
-  const { values } = parseArgs({ args: argv, options: { deliveries: { type: 'string' }, concurrency: { type: 'string' } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: { deliveries: { type: 'string' }, concurrency: { type: 'string' } },
+  });
   const n = Number(values.deliveries ?? 2000);
   const concurrency = Number(values.concurrency ?? 8);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-webhooks-'));
@@ -98,7 +102,14 @@ export async function main(argv = process.argv.slice(2)) {
     },
     deliver_webhook: deliverWebhookTask({ webhooks: app.services.webhooks, fork: () => app.fork() }),
   };
-  const runner = await run({ connectionString: url, concurrency, noHandleSignals: true, pollInterval: 1000, taskList, logger: quiet });
+  const runner = await run({
+    connectionString: url,
+    concurrency,
+    noHandleSignals: true,
+    pollInterval: 1000,
+    taskList,
+    logger: quiet,
+  });
 
   // Warm-up: connections, JIT, prepared plans.
   await addConcurrently(100, () => addJob(app.fork(), 'noop', {}));
@@ -114,16 +125,14 @@ export async function main(argv = process.argv.slice(2)) {
   // Webhooks under load: the same shape, each add being a whole enqueueWebhook transaction.
   const committed = new Map<string, number>();
   const enqueue = async (subject: string) => {
-    const id = await app
-      .fork()
-      .transactional((tx) =>
-        enqueueWebhook(tx, {
-          merchantId: merchant.id,
-          event: 'payment.completed',
-          subjectId: subject,
-          body: { session_id: subject, status: 'completed', amount: '125.5', token: 'USDT', network: 'eth' },
-        }),
-      );
+    const id = await app.fork().transactional((tx) =>
+      enqueueWebhook(tx, {
+        merchantId: merchant.id,
+        event: 'payment.completed',
+        subjectId: subject,
+        body: { session_id: subject, status: 'completed', amount: '125.5', token: 'USDT', network: 'eth' },
+      }),
+    );
     committed.set(id!, performance.now());
     return id!;
   };
@@ -147,8 +156,12 @@ export async function main(argv = process.argv.slice(2)) {
   console.log(
     `webhook deliveries vs graphile-worker no-op jobs (${n} each, worker concurrency ${concurrency}, ${ADDERS} concurrent committers, ${os.cpus().length} cores)`,
   );
-  console.log(`${'baseline: graphile-worker no-op task'.padEnd(48)} ${baselineRate.toFixed(0).padStart(7)} jobs/s`);
-  console.log(`${'webhooks: enqueue → signed POST → recorded'.padEnd(48)} ${webhookRate.toFixed(0).padStart(7)} deliveries/s`);
+  console.log(
+    `${'baseline: graphile-worker no-op task'.padEnd(48)} ${baselineRate.toFixed(0).padStart(7)} jobs/s`,
+  );
+  console.log(
+    `${'webhooks: enqueue → signed POST → recorded'.padEnd(48)} ${webhookRate.toFixed(0).padStart(7)} deliveries/s`,
+  );
   console.log(`throughput ratio webhooks/baseline: ${(webhookRate / baselineRate).toFixed(2)}`);
   console.log(
     `enqueue-to-delivery latency under load:      p50 ${ms(percentile(loaded, 0.5))}   p95 ${ms(percentile(loaded, 0.95))}`,
