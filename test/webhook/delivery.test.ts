@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { enqueueWebhook, type WebhookEvent as OutboxEvent } from '../../src/modules/webhook/outbox.ts';
 import { WebhookAttempt, WebhookDelivery } from '../../src/modules/webhook/webhook.entity.ts';
@@ -31,6 +33,19 @@ async function receiver(...args: Parameters<typeof startReceiver>) {
   const r = await startReceiver(...args);
   receivers.push(r);
   return r;
+}
+
+/** A receiver answering 200 with a 64 KiB body. */
+async function startBigReceiver() {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200).end('x'.repeat(65_536)));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/big`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 const enqueue = (event: OutboxEvent) => t.app.fork().transactional((em) => enqueueWebhook(em, event));
@@ -192,6 +207,25 @@ describe('a delivery', () => {
     expect(d.status).toBe('delivered');
     expect(d.lastStatusCode).toBe(204);
     expect(r.requests).toHaveLength(2);
+  });
+
+  it('keeps the first 2 KiB of the answer', async () => {
+    const big = await startBigReceiver();
+    try {
+      const m = await merchantWithHook(t, big.url);
+      const id = (await enqueue({
+        merchantId: m.id,
+        event: 'payout.completed',
+        subjectId: 'po_big',
+        body: {},
+      }))!;
+      await w.runDue();
+      const [attempt] = await attempts(id);
+      expect(attempt!.responseBody).toBe('x'.repeat(2048));
+      expect((await delivery(id)).status).toBe('delivered');
+    } finally {
+      await big.close();
+    }
   });
 
   it('a job that runs again after delivery records nothing and sends nothing', async () => {

@@ -122,6 +122,40 @@ it('the delivery task itself takes over an expired lease when its job runs again
   }
 });
 
+it('a pending delivery whose job was lost is re-queued by the sweeper', async () => {
+  const r = await startReceiver(200);
+  const w = await webhookWorker(t);
+  try {
+    const m = await merchantWithHook(t, r.url);
+    const id = (await enqueueWebhook(t.app.fork(), {
+      merchantId: m.id,
+      event: 'payment.failed',
+      subjectId: 'cs_lost',
+      body: {},
+    }))!;
+    const [job] = await t.app
+      .fork()
+      .execute<{ id: string }[]>('select id from graphile_worker.jobs where key = ?', [
+        `deliver_webhook:${id}`,
+      ]);
+    await w.utils.permanentlyFailJobs([String(job!.id)], 'lost for the test');
+    await w.runDue();
+    expect(r.requests).toHaveLength(0);
+    // Within the grace period the sweeper leaves it alone (its job may just be late); after it, not.
+    await addJob(t.app.fork(), 'sweep_webhooks', {});
+    await w.runDue();
+    expect(r.requests).toHaveLength(0);
+    w.clock.advance(121_000);
+    await addJob(t.app.fork(), 'sweep_webhooks', {});
+    await w.runDue();
+    expect(r.requests).toHaveLength(1);
+    expect((await delivery(id)).status).toBe('delivered');
+  } finally {
+    await w.close();
+    await r.close();
+  }
+});
+
 it('a hanging receiver times out without delaying another merchant', async () => {
   const hanging = await startReceiver('hold');
   const fast = await startReceiver(200);
