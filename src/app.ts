@@ -53,6 +53,7 @@ export async function createApp(options: {
       secretsKey: config.secretsKey,
       networks,
       onCredentialsChanged: (merchantId) => authenticator.forgetMerchant(merchantId),
+      webhookAllowPrivate: config.webhookAllowPrivate,
     }),
     operators: new OperatorService(),
     webhooks: new WebhookService({

@@ -97,8 +97,9 @@ builder.mutationFields((t) => ({
       name: t.arg.string({ required: true, validate: z.string().min(1).max(200) }),
       webhookUrl: t.arg.string({ validate: httpUrl }),
     },
-    resolve: (_, args, ctx) => {
+    resolve: async (_, args, ctx) => {
       requireOperator(ctx);
+      await ctx.services.merchants.checkWebhookUrl(args.webhookUrl);
       return ctx.services.merchants.create(ctx.em, { name: args.name, webhookUrl: args.webhookUrl });
     },
   }),
@@ -106,8 +107,9 @@ builder.mutationFields((t) => ({
     type: MerchantRef,
     description: 'Updates name, default webhook URL, webhook switch and the Tron payout wallet.',
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: MerchantInput, required: true }) },
-    resolve: (_, { id, input }, ctx) => {
+    resolve: async (_, { id, input }, ctx) => {
       requireOperator(ctx);
+      await ctx.services.merchants.checkWebhookUrl(input.webhookUrl);
       return ctx.services.merchants.update(ctx.em, String(id), {
         name: input.name ?? undefined,
         webhookUrl: input.webhookUrl,

@@ -5,6 +5,7 @@ import { AppError, notFound, validation } from '../../errors.ts';
 import { encryptSecret } from '../../lib/crypto.ts';
 import { newId, newSecret } from '../../lib/ids.ts';
 import { ApiKey } from '../auth/auth.entity.ts';
+import { assertPublicUrl } from '../webhook/ssrf.ts';
 import { AllowedIp, Merchant, SettlementWallet } from './merchant.entity.ts';
 
 const TRON_ADDRESS = /^T[1-9A-HJ-NP-Za-km-z]{33}$/;
@@ -25,8 +26,19 @@ export class MerchantService {
       networks: NetworkRegistry;
       /** Called when a key or allowlist changes, so authentication caches drop stale entries. */
       onCredentialsChanged: (merchantId: string) => void;
+      /** Loopback/private webhook targets allowed (development only); refused otherwise (D9). */
+      webhookAllowPrivate: boolean;
     },
   ) {}
+
+  /**
+   * Refuses a default webhook URL that resolves to a loopback, private or link-local address unless
+   * the deployment allows them (D9). Checked where operators set it; the sender checks again at send
+   * time against DNS rebinding.
+   */
+  async checkWebhookUrl(url: string | null | undefined): Promise<void> {
+    if (url) await assertPublicUrl(url, this.deps.webhookAllowPrivate, 'webhook_url');
+  }
 
   async create(em: EntityManager, input: { name: string; webhookUrl?: string | null }): Promise<Merchant> {
     const merchant = em.create(Merchant, {
