@@ -352,4 +352,25 @@ describe('expiry and timeouts (D5)', () => {
     expect(hooks[0]).not.toHaveProperty('tx_hash');
     expect((await sessionRow(f, session)).failureReason).toBe('expired');
   });
+
+  it('a reported transaction that mined without paying the session fails it once the deadline passed', async () => {
+    const { session } = await readyToPay('1');
+    // A successful transaction that is not a payment (an approval) reported as the payment.
+    const usdc = contractAt('TestToken', f.contracts.tokens.USDC!.address, payer);
+    const tx = await usdc.getFunction('approve')(f.contracts.paymentRouter, MaxUint256);
+    await tx.wait();
+    await step(session, 'signature_submitted', tx.hash);
+    const later = listenerOf(f, { now: () => new Date(Date.now() + 61 * MINUTE) });
+    await mine(f, 3);
+    await later.pass();
+    expect((await status(session)).status).toBe('processing');
+    const row = await sessionRow(f, session);
+    const { timestamp } = (await f.provider.getBlock('latest'))!;
+    await f.provider.send('evm_increaseTime', [row.deadline! - timestamp + 1]);
+    await mine(f, 1);
+    await later.pass();
+    expect(await status(session)).toMatchObject({ step: 'failed', status: 'failed' });
+    expect((await sessionRow(f, session)).failureReason).toBe('no_payment');
+    expect(await webhooksOf(f, session)).toMatchObject([{ event: 'payment.failed' }]);
+  });
 });

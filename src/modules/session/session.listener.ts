@@ -24,7 +24,9 @@ export const INITIAL_LOOKBACK_BLOCKS = 10_000;
 /** At most this many blocks per pass, so one pass of a long backfill stays short. */
 export const MAX_BLOCKS_PER_PASS = 100_000;
 /** Settlements per database transaction. */
-export const SETTLE_BATCH = 200;
+export const SETTLE_BATCH = 100;
+/** Settlement transactions in flight at once (distinct sessions each; every update is guarded). */
+export const SETTLE_CONCURRENCY = 4;
 
 export interface ListenerHooks {
   /** Inside a chunk's transaction, before it commits (a throw rolls the chunk back). */
@@ -156,9 +158,9 @@ export function createListener(deps: ListenerDeps, networkId: string, options: L
     const blocks = [...new Set(due.map((s) => s.blockNumber!))];
     const headers = await client.getBlockHeaders(blocks);
     const canonical = new Map(blocks.map((b, i) => [b, headers[i]?.hash]));
-    for (let i = 0; i < due.length; i += SETTLE_BATCH) {
+    await inBatches(due, async (batch) => {
       await deps.fork().transactional(async (tx) => {
-        for (const s of due.slice(i, i + SETTLE_BATCH)) {
+        for (const s of batch) {
           if (canonical.get(s.blockNumber!) === s.blockHash) {
             if (await completeSession(tx, s, decimalsOf(network, s))) result.completed.push(s.id);
           } else if (await forgetPayment(tx, s)) {
@@ -169,7 +171,7 @@ export function createListener(deps: ListenerDeps, networkId: string, options: L
           }
         }
       });
-    }
+    });
   }
 
   async function rewindCheckpoint(em: EntityManager, block: number): Promise<void> {
@@ -247,22 +249,34 @@ export function createListener(deps: ListenerDeps, networkId: string, options: L
       const deadline = s.deadline ?? Math.floor(s.expiresAt.getTime() / 1000);
       return scanned.timestamp > deadline;
     });
-    for (let i = 0; i < due.length; i += SETTLE_BATCH) {
+    await inBatches(due, async (batch) => {
       await deps.fork().transactional(async (tx) => {
-        for (const s of due.slice(i, i + SETTLE_BATCH)) {
+        for (const s of batch) {
           const reason = s.status === 'processing' ? 'no_payment' : 'expired';
           if (await failSession(tx, s, { step: 'failed', reason }, [s.status as 'pending' | 'processing'])) {
             result.failed.push(s.id);
           }
         }
       });
-    }
+    });
   }
 
   return { network, client: client as EvmClient, pass };
 }
 
 export type Listener = ReturnType<typeof createListener>;
+
+/** Runs `work` over SETTLE_BATCH-sized slices, SETTLE_CONCURRENCY at a time. */
+async function inBatches<T>(items: T[], work: (batch: T[]) => Promise<void>): Promise<void> {
+  const batches: T[][] = [];
+  for (let i = 0; i < items.length; i += SETTLE_BATCH) batches.push(items.slice(i, i + SETTLE_BATCH));
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(SETTLE_CONCURRENCY, batches.length) }, async () => {
+      while (next < batches.length) await work(batches[next++]!);
+    }),
+  );
+}
 
 const sameAddress = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 

@@ -5,7 +5,7 @@ import { parseUnits } from '../../money.ts';
 import { SettlementWallet } from '../merchant/merchant.entity.ts';
 import { PAYMENT_ROUTER, PAYMENT_TOPIC, type SessionNetwork } from './session.chain.ts';
 import { Session } from './session.entity.ts';
-import { recordPayment } from './session.settle.ts';
+import { type AcceptedPayment, recordPayments } from './session.settle.ts';
 
 /** A router `Payment` event, decoded. */
 export interface PaymentEvent {
@@ -66,7 +66,8 @@ export async function acceptPayments(
   });
   const walletOf = new Map(wallets.map((w) => [w.merchant.id, w.address.toLowerCase()]));
 
-  let recorded = 0;
+  // At most one payment per session: the one it already has (seen again), else the first in chain order.
+  const chosen = new Map<string, AcceptedPayment & { sessionId: string }>();
   for (const e of events) {
     const txHash = e.log.transactionHash.toLowerCase();
     const session = byRef.get(e.orderRef) ?? byReported.get(txHash);
@@ -76,7 +77,20 @@ export async function acceptPayments(
       logger.debug?.('payment ignored for session', { session: session.id, tx: txHash, why });
       continue;
     }
-    const accepted = await recordPayment(em, session.id, {
+    if (session.status === 'failed' || session.status === 'completed') {
+      if (session.txHash !== txHash) {
+        logger.warn('payment for a settled session', {
+          session: session.id,
+          tx: txHash,
+          status: session.status,
+        });
+      }
+      continue;
+    }
+    const previous = chosen.get(session.id);
+    if (previous && (previous.txHash === session.txHash || session.txHash !== txHash)) continue;
+    chosen.set(session.id, {
+      sessionId: session.id,
       txHash,
       blockNumber: e.log.blockNumber,
       blockHash: e.log.blockHash,
@@ -84,16 +98,8 @@ export async function acceptPayments(
       payer: e.payer,
       paidRaw: e.amount,
     });
-    if (accepted) recorded++;
-    else if (session.status === 'failed' || session.status === 'completed') {
-      logger.warn('payment for a settled session', {
-        session: session.id,
-        tx: txHash,
-        status: session.status,
-      });
-    }
   }
-  return recorded;
+  return (await recordPayments(em, [...chosen.values()])).length;
 }
 
 /** Why a payment does not pay this session (D5), or null when it does. */

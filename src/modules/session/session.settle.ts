@@ -24,31 +24,36 @@ export interface AcceptedPayment {
 const OPEN = ['pending', 'processing'] as const;
 
 /**
- * Records the payment: pending → processing ("payment seen"), or refreshes the block of the same
- * payment seen again after a reorganisation re-included it. A different payment for a session that
- * already has one is ignored (the first accepted payment settles it). Returns whether it changed.
+ * Records payments: pending → processing ("payment seen"), or refreshes the block of the same payment
+ * seen again after a reorganisation re-included it. A different payment for a session that already
+ * has one is ignored (the first accepted payment settles it). One statement for the whole list (at
+ * most one entry per session); returns the ids it changed.
  */
-export async function recordPayment(
+export async function recordPayments(
   em: EntityManager,
-  sessionId: string,
-  p: AcceptedPayment,
-): Promise<boolean> {
-  const changed = await em.nativeUpdate(
-    SessionEntity,
-    { id: sessionId, status: { $in: [...OPEN] }, $or: [{ txHash: null }, { txHash: p.txHash }] },
-    {
-      status: 'processing',
-      step: 'processing',
-      txHash: p.txHash,
-      blockNumber: p.blockNumber,
-      blockHash: p.blockHash,
-      logIndex: p.logIndex,
-      payer: p.payer,
-      paidRaw: p.paidRaw.toString(),
-      updatedAt: new Date(),
-    },
+  payments: readonly (AcceptedPayment & { sessionId: string })[],
+): Promise<string[]> {
+  if (payments.length === 0) return [];
+  const values = payments.map(() => '(?, ?, ?::bigint, ?, ?::int, ?, ?)').join(', ');
+  const rows = await em.execute<{ id: string }[]>(
+    `update sessions s
+        set status = 'processing', step = 'processing', tx_hash = v.tx_hash, block_number = v.block_number,
+            block_hash = v.block_hash, log_index = v.log_index, payer = v.payer, paid_raw = v.paid_raw,
+            updated_at = now()
+       from (values ${values}) as v (id, tx_hash, block_number, block_hash, log_index, payer, paid_raw)
+      where s.id = v.id and s.status in ('pending', 'processing') and (s.tx_hash is null or s.tx_hash = v.tx_hash)
+      returning s.id`,
+    payments.flatMap((p) => [
+      p.sessionId,
+      p.txHash,
+      p.blockNumber,
+      p.blockHash,
+      p.logIndex,
+      p.payer,
+      p.paidRaw.toString(),
+    ]),
   );
-  return changed > 0;
+  return rows.map((r) => r.id);
 }
 
 /**
