@@ -166,6 +166,18 @@ describe('the transition table (rule 5)', () => {
   });
 });
 
+describe('amount precision (D3)', () => {
+  it('a prefilled amount finer than a coin’s decimals disables that coin, with a reason', async () => {
+    const s = await init({ network: 'eth', amount: '1.0000001' });
+    const picker = await step(s.session, 'wallet_connected', f.players[0]!.address);
+    const options = picker.components.find((c) => c.type === 'button_group')!.options!;
+    expect(options.filter((o) => o.disabled).map((o) => o.value)).toEqual(['USDT', 'USDC']);
+    expect(options[0]?.reason).toMatch(/decimals/);
+    await expectError(await send(s.session, 'select_token', 'USDC'), 400, 'validation');
+    expect((await step(s.session, 'select_token', 'DAI')).step).toBe('awaiting_approval');
+  });
+});
+
 describe('insufficient funds (D4)', () => {
   it('submit_amount above the balance is 400 with required/available/token/owner', async () => {
     const player = await walletWith('7.25');
