@@ -1,5 +1,6 @@
 import { parseCronItems, type Runner, run, type TaskList } from 'graphile-worker';
 import { crontab, makeTaskList } from '../../daemons/index.ts';
+import { kickListeners } from '../../daemons/listen-network.ts';
 import type { App } from '../app.ts';
 
 /**
@@ -17,6 +18,8 @@ export async function startWorker(app: App, options: { taskList?: TaskList } = {
     parsedCronItems: parseCronItems(crontab),
     logger: undefined,
   });
+  // Follow every chain at once rather than at the next minute's cron tick.
+  if (!options.taskList) await kickListeners(app);
   app.logger.info('worker started', { concurrency: app.config.workerConcurrency });
   return runner;
 }
