@@ -40,6 +40,8 @@ if (kind === 'baseline') {
   console.log(JSON.stringify({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
 } else {
   const config = loadConfig({
+    // As deployed: production mode (graphql-js skips its development-time checks).
+    NODE_ENV: 'production',
     DATABASE_URL: url,
     NETWORKS_FILE: '(bench)',
     SECRETS_KEY: randomBytes(32).toString('hex'),

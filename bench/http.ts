@@ -45,7 +45,7 @@ async function load(requests: number, concurrency: number, send: () => Promise<n
 /** Starts one benchmark server in its own process and resolves with the JSON line it prints. */
 function spawnServer(kind: 'service' | 'baseline', databaseUrl: string) {
   const child = spawn(path.join(root, 'node_modules/.bin/tsx'), [path.join(root, 'bench/http-server.ts'), kind], {
-    env: { ...process.env, DATABASE_URL: databaseUrl },
+    env: { ...process.env, NODE_ENV: 'production', DATABASE_URL: databaseUrl },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise<{ info: Record<string, string>; stop: () => void }>((resolve, reject) => {

@@ -44,17 +44,18 @@ export async function createApp(options: {
   const networks = new NetworkRegistry(options.networks);
   const authenticator = new Authenticator({ secretsKey: config.secretsKey, nonces });
   const sessionChains = new SessionChains(networks, logger);
+  const merchants = new MerchantService({
+    secretsKey: config.secretsKey,
+    networks,
+    onCredentialsChanged: (merchantId) => authenticator.forgetMerchant(merchantId),
+    webhookAllowPrivate: config.webhookAllowPrivate,
+  });
   const services: Services = {
     config,
     logger,
     networks,
     authenticator,
-    merchants: new MerchantService({
-      secretsKey: config.secretsKey,
-      networks,
-      onCredentialsChanged: (merchantId) => authenticator.forgetMerchant(merchantId),
-      webhookAllowPrivate: config.webhookAllowPrivate,
-    }),
+    merchants,
     operators: new OperatorService(),
     webhooks: new WebhookService({
       secretsKey: config.secretsKey,
@@ -63,7 +64,7 @@ export async function createApp(options: {
       databaseUrl: config.databaseUrl,
     }),
     sessionChains,
-    sessions: new SessionService({ config, chains: sessionChains }),
+    sessions: new SessionService({ config, chains: sessionChains, merchants }),
   };
   return {
     config,

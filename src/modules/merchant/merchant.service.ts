@@ -9,6 +9,11 @@ import { assertPublicUrl } from '../webhook/ssrf.ts';
 import { AllowedIp, Merchant, SettlementWallet } from './merchant.entity.ts';
 
 const TRON_ADDRESS = /^T[1-9A-HJ-NP-Za-km-z]{33}$/;
+/**
+ * How long the set of networks a merchant has wallets on is cached. It only decides which networks
+ * a session offers; the address a payment goes to is always read fresh.
+ */
+const WALLET_NETWORKS_CACHE_MS = 5_000;
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 export interface IssuedKey {
@@ -20,6 +25,8 @@ export interface IssuedKey {
 
 /** Merchant administration: the operations operators run through GraphQL and the CLI. */
 export class MerchantService {
+  private readonly walletNetworksCache = new Map<string, { networks: Set<string>; at: number }>();
+
   constructor(
     private readonly deps: {
       secretsKey: Buffer;
@@ -125,7 +132,21 @@ export class MerchantService {
     const wallet = existing ?? em.create(SettlementWallet, { merchant: merchantId, network, address });
     wallet.address = net.kind === 'evm' ? address.toLowerCase() : address;
     await em.flush();
+    this.walletNetworksCache.delete(merchantId);
     return wallet;
+  }
+
+  /** Networks the merchant has a settlement wallet on (cached briefly: a hot path of every session read). */
+  async walletNetworks(em: EntityManager, merchantId: string): Promise<Set<string>> {
+    const cached = this.walletNetworksCache.get(merchantId);
+    if (cached && Date.now() - cached.at < WALLET_NETWORKS_CACHE_MS) return cached.networks;
+    const rows = await em.getConnection().execute<Array<{ network: string }>>(
+      'select network from settlement_wallets where merchant_id = ?',
+      [merchantId],
+    );
+    const networks = new Set(rows.map((r) => r.network));
+    this.walletNetworksCache.set(merchantId, { networks, at: Date.now() });
+    return networks;
   }
 
   async wallets(em: EntityManager, merchantId: string): Promise<SettlementWallet[]> {

@@ -6,6 +6,7 @@ import { AppError, notFound, validation } from '../../errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { AmountError, formatUnits, parseUnits } from '../../money.ts';
 import { SettlementWallet } from '../merchant/merchant.entity.ts';
+import type { MerchantService } from '../merchant/merchant.service.ts';
 import type { SessionChains, SessionNetwork } from './session.chain.ts';
 import { Session } from './session.entity.ts';
 import { normaliseLanguage } from './session.i18n.ts';
@@ -35,6 +36,7 @@ export class SessionService {
     readonly deps: {
       config: Pick<Config, 'sessionTtlMinutes'>;
       chains: SessionChains;
+      merchants: Pick<MerchantService, 'walletNetworks'>;
       now?: () => Date;
     },
   ) {}
@@ -164,8 +166,7 @@ export class SessionService {
 
   /** Networks the merchant can take a session deposit on: a router and a settlement wallet there. */
   async offeredNetworks(em: EntityManager, merchantId: string): Promise<SessionNetwork[]> {
-    const wallets = await em.find(SettlementWallet, { merchant: merchantId });
-    const has = new Set(wallets.map((w) => w.network));
+    const has = await this.deps.merchants.walletNetworks(em, merchantId);
     return this.deps.chains.sessionNetworks().filter((n) => has.has(n.id));
   }
 
