@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { stepResponse } from '../../src/modules/session/session.schemas.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
 /** REST and GraphQL run the same resolver; merchants are isolated from each other. */

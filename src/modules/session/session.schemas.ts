@@ -38,20 +38,20 @@ const option = z.object({
   label: z.string(),
   action: z.string(),
   value: z.string(),
-  note: z.string().nullish(),
-  disabled: z.boolean().nullish(),
-  reason: z.string().nullish(),
+  note: z.string().optional(),
+  disabled: z.boolean().optional(),
+  reason: z.string().optional(),
 });
 
 const component = z.object({
   type: z.enum(['heading', 'text', 'button_group', 'input', 'status', 'spinner', 'wallet_connect']),
-  text: z.string().nullish(),
-  options: z.array(option).nullish(),
-  name: z.string().nullish(),
-  label: z.string().nullish(),
-  placeholder: z.string().nullish(),
-  action: z.string().nullish(),
-  status: z.enum(['info', 'success', 'error']).nullish(),
+  text: z.string().optional(),
+  options: z.array(option).optional(),
+  name: z.string().optional(),
+  label: z.string().optional(),
+  placeholder: z.string().optional(),
+  action: z.string().optional(),
+  status: z.enum(['info', 'success', 'error']).optional(),
 });
 
 /** Section 2.3 StepResponse as sent over REST (snake_case), with D11's `status`. */
@@ -61,8 +61,8 @@ export const stepResponse = z.object({
   status: z.enum(ORDER_STATUSES),
   components: z.array(component),
   wallet_action: z
-    .object({ method: z.string(), params: z.array(z.unknown()), chain_id: z.string().nullish() })
-    .nullish()
+    .object({ method: z.string(), params: z.array(z.unknown()), chain_id: z.string().optional() })
+    .optional()
     .describe('Forward untouched to the wallet (EIP-1193 request; switch to chain_id first).'),
-  submit_action: z.string().nullish(),
+  submit_action: z.string().optional(),
 });
