@@ -20,7 +20,9 @@ const url = process.env.DATABASE_URL!;
 if (kind === 'baseline') {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   pool.on('error', () => {});
-  await pool.query('create table if not exists baseline (id bigserial primary key, nonce text not null, at timestamptz default now())');
+  await pool.query(
+    'create table if not exists baseline (id bigserial primary key, nonce text not null, at timestamptz default now())',
+  );
   const server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
@@ -61,7 +63,10 @@ if (kind === 'baseline') {
   const target = '/v1/cashier/init';
   const res = await fetch(`${http.url}${target}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...signedHeaders(key.id, key.secret, { method: 'POST', target, body: '{}' }) },
+    headers: {
+      'content-type': 'application/json',
+      ...signedHeaders(key.id, key.secret, { method: 'POST', target, body: '{}' }),
+    },
     body: '{}',
   });
   if (res.status !== 200) throw new Error(`could not create a session: ${await res.text()}`);

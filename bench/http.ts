@@ -44,10 +44,14 @@ async function load(requests: number, concurrency: number, send: () => Promise<n
 
 /** Starts one benchmark server in its own process and resolves with the JSON line it prints. */
 function spawnServer(kind: 'service' | 'baseline', databaseUrl: string) {
-  const child = spawn(path.join(root, 'node_modules/.bin/tsx'), [path.join(root, 'bench/http-server.ts'), kind], {
-    env: { ...process.env, NODE_ENV: 'production', DATABASE_URL: databaseUrl },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    path.join(root, 'node_modules/.bin/tsx'),
+    [path.join(root, 'bench/http-server.ts'), kind],
+    {
+      env: { ...process.env, NODE_ENV: 'production', DATABASE_URL: databaseUrl },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   return new Promise<{ info: Record<string, string>; stop: () => void }>((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {
@@ -60,7 +64,10 @@ function spawnServer(kind: 'service' | 'baseline', databaseUrl: string) {
 }
 
 export async function main(argv = process.argv.slice(2)) {
-  const { values } = parseArgs({ args: argv, options: { requests: { type: 'string' }, concurrency: { type: 'string' } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: { requests: { type: 'string' }, concurrency: { type: 'string' } },
+  });
   const requests = Number(values.requests ?? 4000);
   const concurrency = Number(values.concurrency ?? 32);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-http-'));
@@ -82,7 +89,10 @@ export async function main(argv = process.argv.slice(2)) {
     const signed = async () => {
       const res = await fetch(`${serviceUrl}${target}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...signedHeaders(keyId!, secret!, { method: 'POST', target, body: statusBody }) },
+        headers: {
+          'content-type': 'application/json',
+          ...signedHeaders(keyId!, secret!, { method: 'POST', target, body: statusBody }),
+        },
         body: statusBody,
       });
       await res.arrayBuffer();
@@ -101,7 +111,9 @@ export async function main(argv = process.argv.slice(2)) {
     );
     console.log(row('baseline: node:http + one PostgreSQL INSERT', baseline));
     console.log(row('service: signed POST /v1/cashier/status', service));
-    console.log(`throughput ratio service/baseline: ${(service.rps / baseline.rps).toFixed(2)} (target >= 0.50)`);
+    console.log(
+      `throughput ratio service/baseline: ${(service.rps / baseline.rps).toFixed(2)} (target >= 0.50)`,
+    );
   } finally {
     baselineServer.stop();
     serviceServer.stop();

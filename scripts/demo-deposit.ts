@@ -18,7 +18,10 @@ interface Step {
   step: string;
   status: string;
   session: string;
-  wallet_action?: { method: string; params: Array<{ from: string; to: string; data: string; value: string }> };
+  wallet_action?: {
+    method: string;
+    params: Array<{ from: string; to: string; data: string; value: string }>;
+  };
   submit_action?: string;
 }
 
@@ -29,14 +32,21 @@ const wallet = new Wallet(player.private_key, new JsonRpcProvider(stack.networks
 
 async function call(target: string, body: unknown): Promise<Step> {
   const raw = JSON.stringify(body);
-  const headers = signedHeaders(stack.merchant.api_key, stack.merchant.api_secret, { method: 'POST', target, body: raw });
+  const headers = signedHeaders(stack.merchant.api_key, stack.merchant.api_secret, {
+    method: 'POST',
+    target,
+    body: raw,
+  });
   const res = await fetch(`${stack.base_url}${target}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
     body: raw,
   });
   const json = (await res.json()) as Step & { error?: { code: string; message: string } };
-  if (!res.ok) throw Object.assign(new Error(`${target}: ${res.status} ${json.error?.code} ${json.error?.message}`), { code: json.error?.code });
+  if (!res.ok)
+    throw Object.assign(new Error(`${target}: ${res.status} ${json.error?.code} ${json.error?.message}`), {
+      code: json.error?.code,
+    });
   return json;
 }
 
@@ -48,16 +58,30 @@ async function sign(step: Step, mined: boolean): Promise<string> {
   return sent.hash;
 }
 
-let step = await call('/v1/cashier/init', { external_order_id: `demo-${Date.now()}`, network, token, amount, player_id: 'demo-player' });
+let step = await call('/v1/cashier/init', {
+  external_order_id: `demo-${Date.now()}`,
+  network,
+  token,
+  amount,
+  player_id: 'demo-player',
+});
 console.log(`session ${step.session}: ${step.step}`);
-step = await call('/v1/cashier/step', { session: step.session, action: 'wallet_connected', value: player.address });
+step = await call('/v1/cashier/step', {
+  session: step.session,
+  action: 'wallet_connected',
+  value: player.address,
+});
 console.log(`→ ${step.step}`);
 if (step.step === 'awaiting_approval') {
   // The approval must be mined before the payment is sent (rule 3).
   const hash = await sign(step, true);
   for (;;) {
     try {
-      step = await call('/v1/cashier/step', { session: step.session, action: 'approval_submitted', value: hash });
+      step = await call('/v1/cashier/step', {
+        session: step.session,
+        action: 'approval_submitted',
+        value: hash,
+      });
       break;
     } catch (error) {
       if ((error as { code?: string }).code !== 'unavailable') throw error;
@@ -68,12 +92,18 @@ if (step.step === 'awaiting_approval') {
 }
 // Report the payment as soon as the wallet returns its hash, as a wallet integration does.
 const hash = await sign(step, false);
-step = await call('/v1/cashier/step', { session: step.session, action: step.submit_action ?? 'signature_submitted', value: hash });
+step = await call('/v1/cashier/step', {
+  session: step.session,
+  action: step.submit_action ?? 'signature_submitted',
+  value: hash,
+});
 console.log(`paid (${hash}) → ${step.step}`);
 while (step.status !== 'completed' && step.status !== 'failed') {
   await sleep(1000);
   step = await call('/v1/cashier/status', { session: step.session });
   console.log(`… ${step.step} (${step.status})`);
 }
-console.log(`order ${step.status}; the payment.${step.status} webhook is in the outbox (GraphQL: webhookDeliveries)`);
+console.log(
+  `order ${step.status}; the payment.${step.status} webhook is in the outbox (GraphQL: webhookDeliveries)`,
+);
 process.exit(step.status === 'completed' ? 0 : 1);

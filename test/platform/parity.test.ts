@@ -21,6 +21,9 @@ it('a signed REST read and the same operation on /graphql return the same data',
   const rest = (await (
     await t.signed(m, 'POST', '/v1/cashier/status', { session: created.session })
   ).json()) as Record<string, unknown>;
+  // The body is exactly what the OpenAPI document promises, with absent fields omitted, never null.
+  expect(stepResponse.strict().safeParse(rest).error).toBeUndefined();
+  expect(JSON.stringify(rest)).not.toContain('null');
 
   const token = await t.operatorToken();
   const gql = await t.graphql(

@@ -127,7 +127,7 @@ describe('IP allowlist', () => {
     await t.app.services.merchants.setAllowlist(em, other.id, ['203.0.113.0/24']);
     const res = await t.signed(other, 'POST', PATH, { session: 'cs_x' });
     expect(res.status).toBe(403);
-    expect(((await res.json()) as any).error.code).toBe('forbidden');
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('forbidden');
     await t.app.services.merchants.setAllowlist(em, other.id, ['127.0.0.1', '::1']);
     expect((await t.signed(other, 'POST', PATH, { session: 'cs_x' })).status).toBe(404);
   });

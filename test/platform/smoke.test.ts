@@ -19,9 +19,16 @@ it('serves health, readiness and graphql', async () => {
 it('refuses a private default webhook URL outside development (D9)', async () => {
   const token = await t.operatorToken();
   for (const url of ['http://127.0.0.1/hook', 'http://10.0.0.8/hook', 'http://169.254.169.254/latest']) {
-    const res = await t.graphql(token, 'mutation($u: String) { createMerchant(name: "B", webhookUrl: $u) { id } }', { u: url });
+    const res = await t.graphql(
+      token,
+      'mutation($u: String) { createMerchant(name: "B", webhookUrl: $u) { id } }',
+      { u: url },
+    );
     expect(res.errors?.[0]?.extensions?.code, url).toBe('validation');
   }
-  const ok = await t.graphql(token, 'mutation { createMerchant(name: "C", webhookUrl: "https://93.184.215.14/hook") { id } }');
+  const ok = await t.graphql(
+    token,
+    'mutation { createMerchant(name: "C", webhookUrl: "https://93.184.215.14/hook") { id } }',
+  );
   expect(ok.errors).toBeUndefined();
 });

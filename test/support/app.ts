@@ -8,6 +8,13 @@ import { createLogger } from '../../src/lib/logger.ts';
 import { signedHeaders } from '../../src/modules/auth/request-signing.ts';
 import { createTestDatabase } from './db.ts';
 
+/** A GraphQL response as tests read it; each test's assertions check the shape it relies on. */
+export type GraphqlResult = {
+  // biome-ignore lint/suspicious/noExplicitAny: tests walk arbitrary result shapes
+  data?: any;
+  errors?: Array<{ message: string; extensions?: { code?: string } }>;
+};
+
 export interface TestApp {
   app: App;
   http: HttpServer;
@@ -24,11 +31,7 @@ export interface TestApp {
     body?: unknown,
     extraHeaders?: Record<string, string>,
   ): Promise<Response>;
-  graphql(
-    token: string,
-    query: string,
-    variables?: Record<string, unknown>,
-  ): Promise<{ data?: any; errors?: any[] }>;
+  graphql(token: string, query: string, variables?: Record<string, unknown>): Promise<GraphqlResult>;
   close(): Promise<void>;
 }
 
@@ -87,7 +90,7 @@ export async function startTestApp(
         headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
         body: JSON.stringify({ query, variables }),
       });
-      return res.json() as Promise<{ data?: any; errors?: any[] }>;
+      return res.json() as Promise<GraphqlResult>;
     },
     async close() {
       await http.close();

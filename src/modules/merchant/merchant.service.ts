@@ -140,10 +140,11 @@ export class MerchantService {
   async walletNetworks(em: EntityManager, merchantId: string): Promise<Set<string>> {
     const cached = this.walletNetworksCache.get(merchantId);
     if (cached && Date.now() - cached.at < WALLET_NETWORKS_CACHE_MS) return cached.networks;
-    const rows = await em.getConnection().execute<Array<{ network: string }>>(
-      'select network from settlement_wallets where merchant_id = ?',
-      [merchantId],
-    );
+    const rows = await em
+      .getConnection()
+      .execute<Array<{ network: string }>>('select network from settlement_wallets where merchant_id = ?', [
+        merchantId,
+      ]);
     const networks = new Set(rows.map((r) => r.network));
     this.walletNetworksCache.set(merchantId, { networks, at: Date.now() });
     return networks;
