@@ -22,6 +22,11 @@ export const LISTEN_NETWORK_TASK = 'listen_network';
 export const JOB_SPAN_MS = 20_000;
 /** Delay before the next job after a failed pass (node down, database hiccup). */
 export const RETRY_DELAY_MS = 5_000;
+/**
+ * A listener job locked for longer than this belongs to a worker that died mid-job (a live one hands
+ * over every JOB_SPAN_MS). graphile-worker itself would keep it, and its queue, locked for 4 hours.
+ */
+export const STALE_LOCK_MS = 120_000;
 
 const payloadSchema = z.object({ network: z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/) });
 
@@ -89,9 +94,34 @@ export const listenNetwork = (app: App): Task =>
     logger: app.logger,
   });
 
+/**
+ * Releases listener jobs (and their queues) held by workers that died mid-job, so following resumes
+ * within STALE_LOCK_MS of a crash instead of graphile-worker's 4 hours. A released job that was in fact
+ * still running would only run a second, harmless pass: passes are idempotent.
+ */
+export async function unlockStaleListeners(em: EntityManager): Promise<string[]> {
+  const rows = await em.execute<{ locked_by: string }[]>(
+    `select distinct j.locked_by
+       from graphile_worker._private_jobs j
+       join graphile_worker._private_tasks t on t.id = j.task_id
+      where t.identifier = ? and j.locked_by is not null and j.locked_at < now() - make_interval(secs => ?)`,
+    [LISTEN_NETWORK_TASK, STALE_LOCK_MS / 1000],
+  );
+  const workers = rows.map((r) => r.locked_by);
+  if (workers.length) {
+    await em.execute(
+      'select graphile_worker.force_unlock_workers(array(select jsonb_array_elements_text(?::jsonb)))',
+      [JSON.stringify(workers)],
+    );
+  }
+  return workers;
+}
+
 /** Makes sure every network with a payment router has its listener job (cron, and at worker start). */
 export async function kickListeners(app: App): Promise<void> {
   const em = app.fork();
+  const released = await unlockStaleListeners(em);
+  if (released.length) app.logger.warn('released listener jobs of dead workers', { workers: released });
   for (const network of app.services.sessionChains.sessionNetworks()) {
     await scheduleListener(em, network.id, { mode: 'preserve_run_at' });
   }

@@ -13,6 +13,7 @@ import { migrate } from './db/migrate.ts';
 import { startDevChains } from './devstack/chains.ts';
 import { devSecretsKey, startDevDatabase } from './devstack/database.ts';
 import { provisionDemo } from './devstack/provision.ts';
+import { webhookInbox } from './devstack/webhook-inbox.ts';
 import { webPages } from './http/pages.ts';
 import { startHttpServer } from './http/server.ts';
 import { createLogger } from './lib/logger.ts';
@@ -56,7 +57,8 @@ async function main() {
   await migrate(config.databaseUrl!);
   const app = await createApp({ config, networks, logger });
   stops.unshift(() => app.close());
-  const http = await startHttpServer(app, { pages: webPages(app) });
+  const pages = devChains ? [...webPages(app), webhookInbox(app)] : webPages(app);
+  const http = await startHttpServer(app, { pages });
   stops.unshift(() => http.close());
   const baseUrl = config.publicBaseUrl ?? `http://localhost:${new URL(http.url).port}`;
   let worker: Runner | undefined;

@@ -6,6 +6,7 @@ import { newSecret } from '../lib/ids.ts';
 import { Merchant } from '../modules/merchant/merchant.entity.ts';
 import { DEV_ACCOUNTS } from './accounts.ts';
 import type { DevChain } from './chains.ts';
+import { WEBHOOK_INBOX_PATH } from './webhook-inbox.ts';
 
 interface ProvisionState {
   merchantId: string;
@@ -44,7 +45,11 @@ export async function provisionDemo(
   }
   await app.services.operators.ensureToken(em, 'devstack', state.operatorToken);
   const tronPayout = evmToTron(DEV_ACCOUNTS.tronPayout.address);
-  await app.services.merchants.update(em, state.merchantId, { tronPayoutWallet: tronPayout });
+  // The demo merchant's webhooks go to the stack's own inbox, so the outbox runs end to end.
+  await app.services.merchants.update(em, state.merchantId, {
+    tronPayoutWallet: tronPayout,
+    webhookUrl: `${baseUrl}${WEBHOOK_INBOX_PATH}`,
+  });
   for (const chain of chains) {
     const address =
       chain.kind === 'tron' ? evmToTron(DEV_ACCOUNTS.merchant.address) : DEV_ACCOUNTS.merchant.address;

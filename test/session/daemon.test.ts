@@ -36,7 +36,7 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  await runner?.stop();
+  await runner?.stop().catch(() => {}); // the last test stops it itself
   await f?.close();
 });
 
@@ -96,4 +96,31 @@ it('refuses a malformed payload without re-scheduling it', async () => {
     await sleep(100);
   }
   expect(failed?.last_error).toMatch(/network/);
+});
+
+it('a listener job left locked by a worker that died is released and runs again', async () => {
+  await runner.stop();
+  const em = f.t.app.fork();
+  await scheduleListener(em, 'eth');
+  // What a worker killed mid-job leaves behind: its job and the job's queue locked in its name.
+  await em.execute(
+    `update graphile_worker._private_jobs j set locked_by = 'dead-worker', locked_at = now() - interval '10 minutes'
+       from graphile_worker._private_tasks t where t.id = j.task_id and t.identifier = ?`,
+    [LISTEN_NETWORK_TASK],
+  );
+  await em.execute(
+    `update graphile_worker._private_job_queues set locked_by = 'dead-worker', locked_at = now() - interval '10 minutes'
+      where queue_name = ?`,
+    [listenJobKey('eth')],
+  );
+  expect((await jobs()).every((j) => j.locked)).toBe(true);
+  await kickListeners(f.t.app);
+  const after = await jobs();
+  expect(after.length).toBeGreaterThan(0);
+  expect(after.some((j) => !j.locked && j.key === listenJobKey('eth'))).toBe(true);
+  const queue = await em.execute<{ locked_by: string | null }[]>(
+    'select locked_by from graphile_worker._private_job_queues where queue_name = ?',
+    [listenJobKey('eth')],
+  );
+  expect(queue.every((q) => q.locked_by === null)).toBe(true);
 });
