@@ -103,7 +103,18 @@ while (step.status !== 'completed' && step.status !== 'failed') {
   step = await call('/v1/cashier/status', { session: step.session });
   console.log(`… ${step.step} (${step.status})`);
 }
-console.log(
-  `order ${step.status}; the payment.${step.status} webhook is in the outbox (GraphQL: webhookDeliveries)`,
-);
+console.log(`order ${step.status}`);
+// The demo merchant's webhooks go to the embedded stack's inbox; wait for this session's.
+for (let i = 0; i < 20; i++) {
+  const inbox = (await (await fetch(`${stack.base_url}/dev/webhook-inbox`)).json()) as {
+    deliveries: Array<{ verified: boolean; event?: string; body: { session_id?: string } }>;
+  };
+  const hook = inbox.deliveries.find((d) => d.body.session_id === step.session);
+  if (hook) {
+    const signature = hook.verified ? 'verified' : 'NOT verified';
+    console.log(`webhook ${hook.event} received by the dev inbox, signature ${signature}`);
+    break;
+  }
+  await sleep(500);
+}
 process.exit(step.status === 'completed' ? 0 : 1);

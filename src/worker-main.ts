@@ -28,7 +28,7 @@ async function main() {
   };
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());
-  await worker.promise;
+  await worker.runner.promise;
 }
 
 main().catch((error: unknown) => {

@@ -24,6 +24,23 @@ export interface AnvilOptions {
 
 const STARTUP_TIMEOUT_MS = 20_000;
 
+/**
+ * Runs anvil under a small shell guard that stops it when our process goes away by any means: the
+ * guard reads its stdin (a pipe from us) and terminates anvil when that pipe closes, which the kernel
+ * does when we exit, crash or are killed. Without it a killed test worker leaves its node running.
+ * SIGTERM to the guard is passed on; anvil dumps --state on SIGTERM too.
+ */
+const GUARD = [
+  'exec 3<&0',
+  '"$@" <&- &',
+  'child=$!',
+  `trap 'kill -TERM "$child" 2>/dev/null' INT TERM`,
+  '( cat <&3 >/dev/null; kill -TERM "$child" 2>/dev/null ) &',
+  'watcher=$!',
+  'while kill -0 "$child" 2>/dev/null; do wait "$child"; done',
+  'kill "$watcher" 2>/dev/null',
+].join('\n');
+
 function anvilBinary(): string {
   const require = createRequire(import.meta.url);
   // The platform package ships the real binary; the wrapper's bin.mjs only re-spawns it.
@@ -48,7 +65,7 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilNode> {
   if (options.blockTime !== undefined) args.push('--block-time', String(options.blockTime));
   if (options.stateFile) args.push('--state', options.stateFile, '--state-interval', '5');
   args.push(...(options.args ?? []));
-  const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('sh', ['-c', GUARD, 'anvil-guard', anvilBinary(), ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
 
@@ -90,8 +107,8 @@ async function stopChild(child: ChildProcess, killOnExit: () => void): Promise<v
   if (child.exitCode !== null) return;
   await new Promise<void>((resolve) => {
     child.once('exit', () => resolve());
-    // SIGINT lets anvil dump --state before it exits.
-    child.kill('SIGINT');
+    // A graceful stop: anvil dumps --state before it exits.
+    child.kill('SIGTERM');
     setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
   });
 }

@@ -1,25 +1,44 @@
 import { parseCronItems, type Runner, run, type TaskList } from 'graphile-worker';
+import pg from 'pg';
 import { crontab, makeTaskList } from '../../daemons/index.ts';
 import { kickListeners } from '../../daemons/listen-network.ts';
 import type { App } from '../app.ts';
+
+/** A running worker; `stop` lets running jobs finish, then closes the worker's connections. */
+export interface Worker {
+  runner: Runner;
+  stop(): Promise<void>;
+}
 
 /**
  * Runs the daemons as graphile-worker tasks on the service's own PostgreSQL: in the API process by
  * default, or in any number of separate `npm run worker` processes (jobs are claimed with SKIP
  * LOCKED, so processes share the work without coordination).
  */
-export async function startWorker(app: App, options: { taskList?: TaskList } = {}): Promise<Runner> {
-  const runner = await run({
+export async function startWorker(app: App, options: { taskList?: TaskList } = {}): Promise<Worker> {
+  // Our own pool, so that a connection the database drops (restart, shutdown) is logged, never an
+  // unhandled 'error' event that takes the process down.
+  const pool = new pg.Pool({
     connectionString: app.config.databaseUrl,
+    max: app.config.workerConcurrency + 2,
+  });
+  pool.on('error', (error) => app.logger.warn('worker database connection lost', { error: error.message }));
+  const runner = await run({
+    pgPool: pool,
     concurrency: app.config.workerConcurrency,
     noHandleSignals: true,
     pollInterval: 1_000,
     taskList: options.taskList ?? makeTaskList(app),
     parsedCronItems: parseCronItems(crontab),
-    logger: undefined,
   });
   // Follow every chain at once rather than at the next minute's cron tick.
   if (!options.taskList) await kickListeners(app);
   app.logger.info('worker started', { concurrency: app.config.workerConcurrency });
-  return runner;
+  return {
+    runner,
+    async stop() {
+      await runner.stop();
+      await pool.end();
+    },
+  };
 }
