@@ -101,6 +101,13 @@ async function main() {
 
 main().catch((error: unknown) => {
   if (error instanceof ConfigError) console.error(error.message);
-  else console.error('startup failed:', error);
+  else if (
+    (error as { code?: string }).code === 'ECONNREFUSED' ||
+    (error as { code?: string }).code === 'ENOTFOUND'
+  ) {
+    console.error(
+      `startup failed: cannot reach the database named by DATABASE_URL (${(error as Error).message})`,
+    );
+  } else console.error('startup failed:', error);
   process.exit(1);
 });

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { ConfigError } from '../config.ts';
 import { compareDecimal, isDecimalString, parseUnits } from '../money.ts';
 
 /**
@@ -122,7 +123,7 @@ export function parseNetworkFile(json: unknown, source = 'network file'): Networ
   const result = networkFileSchema.safeParse(json);
   if (!result.success) {
     const lines = result.error.issues.map((i) => `  ${i.path.join('.') || '(root)'}: ${i.message}`);
-    throw new Error(`Invalid ${source}:\n${lines.join('\n')}`);
+    throw new ConfigError(`Invalid ${source}:\n${lines.join('\n')}`);
   }
   return result.data;
 }
@@ -132,7 +133,7 @@ export function loadNetworkFile(file: string): NetworkFile {
   try {
     json = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new Error(`Cannot read network file ${file}: ${(error as Error).message}`);
+    throw new ConfigError(`Cannot read network file ${file}: ${(error as Error).message}`);
   }
   return parseNetworkFile(json, `network file ${file}`);
 }
