@@ -5,7 +5,7 @@
  *   npx tsx bench/http.ts [--requests 4000] [--concurrency 32]
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -42,6 +42,61 @@ async function load(requests: number, concurrency: number, send: () => Promise<n
   return { rps: latencies.length / seconds, p50: pct(0.5), p99: pct(0.99) };
 }
 
+const CLOCK_TICKS = 100;
+
+/** CPU milliseconds (user + system) used so far by one process, from /proc; 0 where there is none. */
+function procCpu(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+
+function allPids(): number[] {
+  try {
+    return readdirSync('/proc')
+      .filter((d) => /^\d+$/.test(d))
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** CPU ms of every PostgreSQL process (the postmaster and its backends, whose titles they rewrite). */
+function postgresCpu(): number {
+  return allPids()
+    .filter((pid) => {
+      try {
+        const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        return cmd.startsWith('postgres') || cmd.includes('/bin/postgres');
+      } catch {
+        return false;
+      }
+    })
+    .reduce((sum, pid) => sum + procCpu(pid), 0);
+}
+
+/** CPU ms of a process and its descendants (the tsx wrapper runs the server in a child). */
+function treeCpu(root: number): number {
+  const children = new Map<number, number[]>();
+  for (const pid of allPids()) {
+    try {
+      const ppid = Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), pid]);
+    } catch {}
+  }
+  let total = 0;
+  const stack = [root];
+  while (stack.length) {
+    const pid = stack.pop()!;
+    total += procCpu(pid);
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return total;
+}
+
 /** Starts one benchmark server in its own process and resolves with the JSON line it prints. */
 function spawnServer(kind: 'service' | 'baseline', databaseUrl: string) {
   const child = spawn(
@@ -52,12 +107,12 @@ function spawnServer(kind: 'service' | 'baseline', databaseUrl: string) {
       stdio: ['ignore', 'pipe', 'inherit'],
     },
   );
-  return new Promise<{ info: Record<string, string>; stop: () => void }>((resolve, reject) => {
+  return new Promise<{ info: Record<string, string>; pid: number; stop: () => void }>((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve({ info: JSON.parse(line), stop: () => child.kill('SIGKILL') });
+      if (line) resolve({ info: JSON.parse(line), pid: child.pid!, stop: () => child.kill('SIGKILL') });
     });
     child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)));
   });
@@ -101,8 +156,18 @@ export async function main(argv = process.argv.slice(2)) {
     const warm = Math.min(500, Math.floor(requests / 4));
     await load(warm, concurrency, bare);
     await load(warm, concurrency, signed);
+    // CPU seconds the server process tree and PostgreSQL spend per request (Linux /proc; 0 elsewhere).
+    const cpuBefore = () => ({
+      pg: postgresCpu(),
+      bare: treeCpu(baselineServer.pid),
+      svc: treeCpu(serviceServer.pid),
+    });
+    const c0 = cpuBefore();
     const baseline = await load(requests, concurrency, bare);
+    const c1 = cpuBefore();
     const service = await load(requests, concurrency, signed);
+    const c2 = cpuBefore();
+    const perRequest = (ms: number) => `${((ms / requests) * 1000).toFixed(0)} µs`;
 
     const row = (name: string, r: Result) =>
       `${name.padEnd(52)} ${r.rps.toFixed(0).padStart(8)} req/s   p50 ${r.p50.toFixed(2).padStart(7)} ms   p99 ${r.p99.toFixed(2).padStart(7)} ms`;
@@ -114,6 +179,12 @@ export async function main(argv = process.argv.slice(2)) {
     console.log(
       `throughput ratio service/baseline: ${(service.rps / baseline.rps).toFixed(2)} (target >= 0.50)`,
     );
+    if (c2.pg > 0) {
+      console.log(
+        `CPU per request: baseline server ${perRequest(c1.bare - c0.bare)} + PostgreSQL ${perRequest(c1.pg - c0.pg)}; ` +
+          `service server ${perRequest(c2.svc - c1.svc)} + PostgreSQL ${perRequest(c2.pg - c1.pg)}`,
+      );
+    }
   } finally {
     baselineServer.stop();
     serviceServer.stop();
