@@ -95,9 +95,14 @@ export class SessionService {
 
   /** The session of this merchant, or 404 (another merchant's id looks missing, section 5.1 rule 7). */
   async get(em: EntityManager, merchantId: string | null, id: string): Promise<Session> {
-    const session = await em.findOne(Session, merchantId ? { id, merchant: merchantId } : { id });
-    if (!session) throw notFound('session');
-    return session;
+    // The hottest read of the API (every status poll): one primary-key SELECT mapped onto the entity,
+    // which costs a fraction of the ORM's generic findOne.
+    const rows = await em.execute<Record<string, unknown>[]>(
+      `select * from sessions where id = ?${merchantId ? ' and merchant_id = ?' : ''} limit 1`,
+      merchantId ? [id, merchantId] : [id],
+    );
+    if (!rows[0]) throw notFound('session');
+    return em.map(Session, rows[0]);
   }
 
   /** Read-only status (section 4.5). */
