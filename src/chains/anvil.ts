@@ -65,7 +65,9 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilNode> {
   if (options.blockTime !== undefined) args.push('--block-time', String(options.blockTime));
   if (options.stateFile) args.push('--state', options.stateFile, '--state-interval', '5');
   args.push(...(options.args ?? []));
-  const child = spawn('sh', ['-c', GUARD, 'anvil-guard', anvilBinary(), ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('sh', ['-c', GUARD, 'anvil-guard', anvilBinary(), ...args], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
 

@@ -1,10 +1,10 @@
+import { verifyWebhook } from '../../sdk/verify-webhook.ts';
 import type { App } from '../app.ts';
 import { readBody } from '../http/body.ts';
 import { sendJson } from '../http/respond.ts';
 import type { PageHandler } from '../http/server.ts';
 import { decryptSecret } from '../lib/crypto.ts';
 import { ApiKey } from '../modules/auth/auth.entity.ts';
-import { verifyWebhook } from '../../sdk/verify-webhook.ts';
 
 /** Where the demo merchant's webhooks go on the embedded stack. */
 export const WEBHOOK_INBOX_PATH = '/dev/webhook-inbox';
@@ -37,7 +37,8 @@ export function webhookInbox(app: App): PageHandler {
     const raw = await readBody(req);
     const keyId = String(req.headers['x-webhook-key-id'] ?? '');
     const key = keyId ? await app.fork().findOne(ApiKey, { id: keyId }) : null;
-    const secret = key && app.config.secretsKey ? decryptSecret(app.config.secretsKey, key.secretSealed) : undefined;
+    const secret =
+      key && app.config.secretsKey ? decryptSecret(app.config.secretsKey, key.secretSealed) : undefined;
     const result = verifyWebhook(raw, req.headers, () => secret);
     let body: unknown = raw.toString('utf8');
     try {

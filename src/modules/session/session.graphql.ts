@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
 import { merchantScope, requireOperator } from '../../graphql/guards.ts';
+import { pageRef } from '../../graphql/pagination.ts';
 import type { Session } from './session.entity.ts';
 import { ORDER_STATUSES } from './session.entity.ts';
 import { initRequest, statusRequest, stepRequest } from './session.schemas.ts';
@@ -94,18 +95,7 @@ const SessionRef = builder.objectRef<Session>('DepositSession').implement({
   }),
 });
 
-const SessionPageRef = builder
-  .objectRef<{ nodes: Session[]; hasNextPage: boolean; endCursor: string | null }>('DepositSessionPage')
-  .implement({
-    fields: (t) => ({
-      nodes: t.field({ type: [SessionRef], resolve: (p) => p.nodes }),
-      hasNextPage: t.exposeBoolean('hasNextPage'),
-      endCursor: t.exposeString('endCursor', {
-        nullable: true,
-        description: 'Pass as `after` for the next page.',
-      }),
-    }),
-  });
+const SessionPageRef = pageRef('DepositSessionPage', SessionRef);
 
 const InitInput = builder.inputType('CashierInitInput', {
   validate: initRequest,

@@ -3,6 +3,7 @@ import { keccak256, toUtf8Bytes } from 'ethers';
 import type { Config } from '../../config.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { AppError, notFound, validation } from '../../errors.ts';
+import { afterCursor, pageOf } from '../../graphql/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { AmountError, formatUnits, parseUnits } from '../../money.ts';
 import { SettlementWallet } from '../merchant/merchant.entity.ts';
@@ -132,20 +133,12 @@ export class SessionService {
     if (filter.status) where.status = filter.status;
     if (filter.network) where.network = filter.network;
     if (filter.externalOrderId) where.externalOrderId = filter.externalOrderId;
-    if (after) {
-      const cursor = decodeCursor(after);
-      where.$or = [
-        { createdAt: { $lt: cursor.createdAt } },
-        { createdAt: cursor.createdAt, id: { $lt: cursor.id } },
-      ];
-    }
+    if (after) Object.assign(where, afterCursor(after));
     const rows = await em.find(Session, where, {
       orderBy: { createdAt: 'desc', id: 'desc' },
       limit: first + 1,
     });
-    const nodes = rows.slice(0, first);
-    const last = nodes.at(-1);
-    return { nodes, hasNextPage: rows.length > first, endCursor: last ? encodeCursor(last) : null };
+    return pageOf(rows, first);
   }
 
   /** The StepResponse of a session, with whatever chain state its step shows. */
@@ -243,19 +236,4 @@ function sameParameters(
   b: Pick<Session, (typeof PARAMETERS)[number]>,
 ) {
   return PARAMETERS.every((key) => (a[key] ?? null) === (b[key] ?? null));
-}
-
-function encodeCursor(session: Session): string {
-  return Buffer.from(JSON.stringify([session.createdAt.toISOString(), session.id])).toString('base64url');
-}
-
-function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  try {
-    const [createdAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [string, string];
-    const date = new Date(createdAt);
-    if (typeof id !== 'string' || Number.isNaN(date.getTime())) throw new Error('bad cursor');
-    return { createdAt: date, id };
-  } catch {
-    throw validation('after: not a cursor from this listing');
-  }
 }

@@ -2,6 +2,7 @@ import { Repeater } from 'graphql-yoga';
 import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
 import { requireOperator } from '../../graphql/guards.ts';
+import { pageRef } from '../../graphql/pagination.ts';
 import { DELIVERY_STATUSES, type WebhookAttempt, WebhookDelivery } from './webhook.entity.ts';
 import { MAX_PAGE_SIZE } from './webhook.service.ts';
 
@@ -50,20 +51,7 @@ const DeliveryRef = builder.objectRef<WebhookDelivery>('WebhookDelivery').implem
   }),
 });
 
-const PageRef = builder
-  .objectRef<{ nodes: WebhookDelivery[]; hasNextPage: boolean; endCursor: string | null }>(
-    'WebhookDeliveryPage',
-  )
-  .implement({
-    fields: (t) => ({
-      nodes: t.field({ type: [DeliveryRef], resolve: (p) => p.nodes }),
-      hasNextPage: t.exposeBoolean('hasNextPage'),
-      endCursor: t.exposeString('endCursor', {
-        nullable: true,
-        description: 'Pass as `after` for the next page.',
-      }),
-    }),
-  });
+const PageRef = pageRef('WebhookDeliveryPage', DeliveryRef);
 
 const FilterInput = builder.inputType('WebhookDeliveryFilter', {
   fields: (t) => ({

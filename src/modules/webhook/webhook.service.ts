@@ -1,5 +1,6 @@
 import type { EntityManager } from '../../db/orm.ts';
 import { AppError, notFound, validation } from '../../errors.ts';
+import { afterCursor, type Page, pageOf } from '../../graphql/pagination.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { ApiKey } from '../auth/auth.entity.ts';
 import { Merchant } from '../merchant/merchant.entity.ts';
@@ -33,11 +34,7 @@ export interface DeliveryFilter {
   subjectId?: string | null;
 }
 
-export interface DeliveryPage {
-  nodes: WebhookDelivery[];
-  hasNextPage: boolean;
-  endCursor: string | null;
-}
+export type DeliveryPage = Page<WebhookDelivery>;
 
 export const MAX_PAGE_SIZE = 100;
 
@@ -108,18 +105,13 @@ export class WebhookService {
     if (filter.event) event.event = filter.event;
     if (filter.subjectId) event.subjectId = filter.subjectId;
     if (Object.keys(event).length) where.event = event;
-    if (after) {
-      const { createdAt, id } = decodeCursor(after);
-      where.$or = [{ createdAt: { $lt: createdAt } }, { createdAt, id: { $lt: id } }];
-    }
+    if (after) Object.assign(where, afterCursor(after));
     const rows = await em.find(WebhookDelivery, where, {
       populate: ['event'],
       orderBy: { createdAt: 'desc', id: 'desc' },
       limit: limit + 1,
     });
-    const nodes = rows.slice(0, limit);
-    const last = nodes.at(-1);
-    return { nodes, hasNextPage: rows.length > limit, endCursor: last ? encodeCursor(last) : null };
+    return pageOf(rows, limit);
   }
 
   attempts(em: EntityManager, deliveryId: string): Promise<WebhookAttempt[]> {
@@ -161,15 +153,4 @@ export class WebhookService {
   close(): Promise<void> {
     return this.notifier.close();
   }
-}
-
-function encodeCursor(d: WebhookDelivery): string {
-  return Buffer.from(`${d.createdAt.toISOString()}|${d.id}`).toString('base64url');
-}
-
-function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  const [at = '', id = ''] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  const createdAt = new Date(at);
-  if (!id || Number.isNaN(createdAt.getTime())) throw validation('after: not a cursor from this query');
-  return { createdAt, id };
 }
