@@ -84,9 +84,13 @@ export async function startDevChains(dir: string, logger: Logger): Promise<DevCh
     await Promise.allSettled(nodes.map((n) => n.stop()));
     throw error;
   }
+  const networks = networkFileFor(chains);
+  // The same network file a real deployment is given: an example of the format, and what
+  // `npm run worker` needs to join the embedded stack from another process.
+  writeFileSync(path.join(dir, '..', 'networks.json'), `${JSON.stringify(networks, null, 2)}\n`);
   return {
     chains,
-    networks: networkFileFor(chains),
+    networks,
     stop: async () => {
       await Promise.allSettled(nodes.map((n) => n.stop()));
     },
