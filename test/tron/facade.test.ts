@@ -20,6 +20,7 @@ import {
   TEST_SOLIDIFIED_LAG,
   type TronAccount,
   type TronTestChain,
+  transactionInfo,
   tronAccount,
   tronChain,
   tronWebOn,
@@ -126,9 +127,7 @@ describe('Tron facade: broadcasting', () => {
     expect(sent).toMatchObject({ result: true, txid: signed.txID });
     expect(await allowance(owner, spender)).toBe(777n);
 
-    const info = await post<TxJson>(chain.facade.url, '/wallet/gettransactioninfobyid', {
-      value: signed.txID,
-    });
+    const info = await transactionInfo<TxJson>(chain.facade.url, signed.txID);
     expect(info.id).toBe(signed.txID);
     expect(info.receipt.result).toBe('SUCCESS');
     expect(info.contract_address).toBe(toTronHex(token.address));
@@ -246,9 +245,7 @@ describe('Tron facade: broadcasting', () => {
     );
     const reverted = await tw.trx.sign(built.transaction, owner.privateKey);
     expect(await tw.trx.sendRawTransaction(reverted)).toMatchObject({ result: true });
-    const info = await post<TxJson>(chain.facade.url, '/wallet/gettransactioninfobyid', {
-      value: reverted.txID,
-    });
+    const info = await transactionInfo<TxJson>(chain.facade.url, reverted.txID);
     expect(info).toMatchObject({ result: 'FAILED', receipt: { result: 'REVERT' } });
     expect(info.log).toEqual([]);
 
@@ -258,9 +255,7 @@ describe('Tron facade: broadcasting', () => {
       owner.privateKey,
     );
     expect(await tw.trx.sendRawTransaction(starved)).toMatchObject({ result: true });
-    const info2 = await post<TxJson>(chain.facade.url, '/wallet/gettransactioninfobyid', {
-      value: starved.txID,
-    });
+    const info2 = await transactionInfo<TxJson>(chain.facade.url, starved.txID);
     expect(info2.receipt.result).toBe('OUT_OF_ENERGY');
     const byId = await post<TxJson>(chain.facade.url, '/wallet/gettransactionbyid', { value: starved.txID });
     expect(byId.ret).toEqual([{ contractRet: 'OUT_OF_ENERGY' }]);
@@ -291,9 +286,7 @@ describe('Tron facade: blocks and the solidified view', () => {
       .number;
     expect(head - solid).toBe(TEST_SOLIDIFIED_LAG);
 
-    const info = await post<TxJson>(chain.facade.url, '/wallet/gettransactioninfobyid', {
-      value: signed.txID,
-    });
+    const info = await transactionInfo<TxJson>(chain.facade.url, signed.txID);
     expect(info.blockNumber).toBeGreaterThan(solid);
     const q = { value: signed.txID };
     expect(await post(chain.facade.url, '/walletsolidity/gettransactioninfobyid', q)).toEqual({});
@@ -364,7 +357,7 @@ describe('Tron facade: what tronweb reads', () => {
     await first.stop();
     const second = await startTronFacade({ anvilRpcUrl: chain.anvil.rpcUrl, stateFile });
     try {
-      const info = await post<TxJson>(second.url, '/wallet/gettransactioninfobyid', { value: signed.txID });
+      const info = await transactionInfo<TxJson>(second.url, signed.txID);
       expect(info).toMatchObject({ id: signed.txID, receipt: { result: 'SUCCESS' } });
     } finally {
       await second.stop();

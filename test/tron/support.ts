@@ -106,3 +106,19 @@ export async function hangingServer(): Promise<{ url: string; close(): Promise<v
       }),
   };
 }
+
+/**
+ * A transaction's info from the full node (`/wallet/gettransactioninfobyid`), polled until the node has
+ * it: as on Tron, the info of a broadcast transaction appears only once it is in a block.
+ */
+export async function transactionInfo<T = Record<string, unknown>>(
+  baseUrl: string,
+  txId: string,
+): Promise<T> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const info = await post<T>(baseUrl, '/wallet/gettransactioninfobyid', { value: txId });
+    if (Object.keys(info as object).length > 0 || Date.now() > deadline) return info;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
