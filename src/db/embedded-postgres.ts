@@ -15,6 +15,10 @@ export interface EmbeddedDatabase {
 const USER = 'postgres';
 const PASSWORD = 'postgres';
 
+/** Connection string of a database on an embedded server listening on `port`. */
+export const embeddedUrl = (port: number, database: string): string =>
+  `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+
 /** A free TCP port on loopback. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -69,7 +73,7 @@ export async function startEmbeddedPostgres(options: {
   });
   if (fresh) await server.initialise();
   await server.start();
-  const urlFor = (database: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+  const urlFor = (database: string) => embeddedUrl(port, database);
   return {
     adminUrl: urlFor('postgres'),
     urlFor,

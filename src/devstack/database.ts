@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { parseSecretsKey } from '../config.ts';
-import { type EmbeddedDatabase, startEmbeddedPostgres } from '../db/embedded-postgres.ts';
+import { type EmbeddedDatabase, embeddedUrl, startEmbeddedPostgres } from '../db/embedded-postgres.ts';
 
 const DATABASE = 'gateway';
 /** Fixed so a restart finds the same server; override with EMBEDDED_PG_PORT if it is taken. */
@@ -38,7 +38,7 @@ export function devSecretsKey(dataDir: string): Buffer {
 }
 
 async function runningServer(port: number): Promise<EmbeddedDatabase | undefined> {
-  const urlFor = (database: string) => `postgres://postgres:postgres@127.0.0.1:${port}/${database}`;
+  const urlFor = (database: string) => embeddedUrl(port, database);
   const client = new pg.Client({ connectionString: urlFor('postgres'), connectionTimeoutMillis: 1000 });
   try {
     await client.connect();
