@@ -11,9 +11,11 @@
  *   allowlist:set --merchant ID [--ip CIDR ...]      (no --ip clears it: any address allowed)
  *   operator:token --name NAME
  */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createApp } from './app.ts';
-import { loadNetworkFile, type NetworkFile } from './chains/networks.ts';
+import { loadNetworkFile } from './chains/networks.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { migrate } from './db/migrate.ts';
 import { devSecretsKey, startDevDatabase } from './devstack/database.ts';
@@ -50,7 +52,6 @@ async function main(argv: string[]) {
 
   let config = loadConfig({ LOG_LEVEL: 'error', ...process.env });
   let stopDb: (() => Promise<void>) | undefined;
-  let networks: NetworkFile;
   if (config.embedded) {
     const db = await startDevDatabase(config.dataDir);
     stopDb = () => db.server.stop();
@@ -60,22 +61,14 @@ async function main(argv: string[]) {
       secretsKey: config.secretsKey ?? devSecretsKey(config.dataDir),
     };
   }
-  if (config.networksFile) networks = loadNetworkFile(config.networksFile);
-  else {
-    // The embedded stack's networks are only known while it runs; wallet:set checks ids against these.
-    networks = {
-      networks: ['eth', 'bsc', 'tron'].map((id) => ({
-        id,
-        kind: id === 'tron' ? 'tron' : 'evm',
-        chainId: 1,
-        rpcUrls: ['http://127.0.0.1:1'],
-        confirmations: [{ blocks: 1 }],
-        tokens: [],
-        contracts: {},
-        pollIntervalMs: 1000,
-      })),
-    } as NetworkFile;
+  // Embedded: the network file `npm start` wrote for its local chains.
+  const networksFile = config.networksFile ?? path.join(config.dataDir, 'networks.json');
+  if (!config.networksFile && !existsSync(networksFile)) {
+    throw new ConfigError(
+      `${networksFile} not found: run npm start once, or set DATABASE_URL and NETWORKS_FILE`,
+    );
   }
+  const networks = loadNetworkFile(networksFile);
   try {
     await migrate(config.databaseUrl!);
     const app = await createApp({ config, networks, logger: createLogger('error') });
