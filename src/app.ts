@@ -3,6 +3,7 @@ import type { NetworkFile } from './chains/networks.ts';
 import { NetworkRegistry } from './chains/registry.ts';
 import type { Config } from './config.ts';
 import { createOrm, type EntityManager, type Orm } from './db/orm.ts';
+import { SqlPool } from './db/sql.ts';
 import { schema } from './graphql/schema.ts';
 import { createLogger, type Logger } from './lib/logger.ts';
 import { Authenticator } from './modules/auth/authenticator.ts';
@@ -25,6 +26,8 @@ export interface App {
   rest: RestAdapter;
   services: Services;
   nonces: NonceStore;
+  /** Prepared single statements of the hot path (nonces, status reads), beside the ORM. */
+  sql: SqlPool;
   /** A fresh EntityManager for one request or job; the global one is never used. */
   fork(): EntityManager;
   close(): Promise<void>;
@@ -40,7 +43,8 @@ export async function createApp(options: {
   if (!config.secretsKey) throw new Error('createApp needs SECRETS_KEY');
   const logger = options.logger ?? createLogger(config.logLevel);
   const orm = await createOrm(config.databaseUrl);
-  const nonces = new NonceStore(config.databaseUrl);
+  const sql = new SqlPool(config.databaseUrl);
+  const nonces = new NonceStore(sql);
   const networks = new NetworkRegistry(options.networks);
   const authenticator = new Authenticator({ secretsKey: config.secretsKey, nonces });
   const sessionChains = new SessionChains(networks, logger);
@@ -64,7 +68,7 @@ export async function createApp(options: {
       databaseUrl: config.databaseUrl,
     }),
     sessionChains,
-    sessions: new SessionService({ config, chains: sessionChains, merchants }),
+    sessions: new SessionService({ config, chains: sessionChains, merchants, sql }),
   };
   return {
     config,
@@ -74,10 +78,11 @@ export async function createApp(options: {
     rest: new RestAdapter(schema, routes),
     services,
     nonces,
+    sql,
     fork: () => orm.em.fork(),
     async close() {
       await services.webhooks.close();
-      await nonces.close();
+      await sql.close();
       await orm.close(true);
     },
   };

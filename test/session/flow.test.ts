@@ -43,6 +43,8 @@ async function payThrough(
   let paymentTx = '';
   while (current.step !== 'processing') {
     seen.push(current.step);
+    // A status poll renders each step exactly as the action that led to it did.
+    expect((await f.call('/v1/cashier/status', { session: current.session })).body).toEqual(current);
     switch (current.step) {
       case 'network_select':
         current = await step(current.session, 'select_network', choices.network);
@@ -73,6 +75,7 @@ async function payThrough(
     }
   }
   expect(current.status).toBe('processing');
+  expect((await f.call('/v1/cashier/status', { session: current.session })).body).toEqual(current);
   return { seen, paymentTx };
 }
 

@@ -1,54 +1,104 @@
-import pg from 'pg';
+import { type SqlPool, statement } from '../../db/sql.ts';
 import { unavailable } from '../../errors.ts';
 import { NONCE_WINDOW_SECONDS } from './request-signing.ts';
 
-/** How long a nonce check may take before the store counts as degraded (→ 503, never a hang). */
-const NONCE_TIMEOUT_MS = 2_000;
+/** Most nonces one INSERT carries. */
+const MAX_BATCH = 64;
+/** Batches on the wire at once; requests arriving meanwhile queue up and go together in the next. */
+const MAX_IN_FLIGHT = 2;
+/** Rows one prune statement deletes, so that pruning never holds a long lock or hits the timeout. */
+const PRUNE_CHUNK = 10_000;
+
+const consumeMany = statement(
+  'nonce_consume',
+  `INSERT INTO request_nonces (key_id, nonce, created_at)
+   SELECT key_id, nonce, now() FROM unnest($1::text[], $2::text[]) AS t(key_id, nonce)
+   ON CONFLICT DO NOTHING
+   RETURNING key_id, nonce`,
+);
+
+const pruneChunk = statement(
+  'nonce_prune',
+  `DELETE FROM request_nonces WHERE ctid = ANY (ARRAY(
+     SELECT ctid FROM request_nonces WHERE created_at < now() - make_interval(secs => $1) LIMIT $2))`,
+);
+
+interface Claim {
+  keyId: string;
+  nonce: string;
+  resolve(fresh: boolean): void;
+  reject(error: unknown): void;
+}
 
 /**
- * Consumed request nonces in PostgreSQL. `consume` is a single INSERT … ON CONFLICT DO NOTHING, so of
- * any number of concurrent requests carrying one nonce exactly one wins. It has its own small pool
- * with short timeouts so that a slow or unreachable database answers 503 quickly.
+ * Consumed request nonces in PostgreSQL (D1). A nonce is consumed by inserting it under the primary key
+ * (key id, nonce), so of any number of concurrent requests carrying one nonce exactly one wins, in this
+ * process or any other.
+ *
+ * Under load the inserts are coalesced: while a batch is on the wire, the claims that arrive queue up
+ * and go together as the next single `INSERT … SELECT unnest(…) ON CONFLICT DO NOTHING RETURNING`,
+ * whose returned rows are exactly the fresh nonces. An idle server sends each claim at once, so this
+ * adds no latency; a busy one pays one statement and one commit for many requests. A claim is answered
+ * only after its batch committed, and a failed batch answers every claim in it with 503.
  */
 export class NonceStore {
-  private readonly pool: pg.Pool;
+  private queue: Claim[] = [];
+  private inFlight = 0;
 
-  constructor(databaseUrl: string) {
-    this.pool = new pg.Pool({
-      connectionString: databaseUrl,
-      max: 10,
-      connectionTimeoutMillis: NONCE_TIMEOUT_MS,
-      statement_timeout: NONCE_TIMEOUT_MS,
-      query_timeout: NONCE_TIMEOUT_MS + 500,
-      idleTimeoutMillis: 30_000,
-    });
-    // An idle client losing its connection must not crash the process; the next query reconnects.
-    this.pool.on('error', () => {});
-  }
+  constructor(private readonly sql: SqlPool) {}
 
   /** True when the nonce was fresh (and is now consumed); false when it was used before. */
-  async consume(keyId: string, nonce: string): Promise<boolean> {
-    try {
-      const result = await this.pool.query(
-        'INSERT INTO request_nonces (key_id, nonce, created_at) VALUES ($1, $2, now()) ON CONFLICT DO NOTHING',
-        [keyId, nonce],
-      );
-      return result.rowCount === 1;
-    } catch (error) {
-      throw unavailable('request nonce could not be verified; retry with a new nonce', error);
+  consume(keyId: string, nonce: string): Promise<boolean> {
+    return new Promise<boolean>((resolve, reject) => {
+      this.queue.push({ keyId, nonce, resolve, reject });
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    while (this.inFlight < MAX_IN_FLIGHT && this.queue.length > 0) {
+      const batch = this.queue.splice(0, MAX_BATCH);
+      this.inFlight++;
+      void this.insert(batch).finally(() => {
+        this.inFlight--;
+        this.pump();
+      });
     }
   }
 
-  /** Deletes nonces older than the replay window; returns how many. */
-  async prune(): Promise<number> {
-    const result = await this.pool.query(
-      `DELETE FROM request_nonces WHERE created_at < now() - make_interval(secs => $1)`,
-      [NONCE_WINDOW_SECONDS],
-    );
-    return result.rowCount ?? 0;
+  private async insert(batch: Claim[]): Promise<void> {
+    // The same nonce twice in one batch: the first claim stands for both, the others lose to it.
+    const first = new Map<string, Claim>();
+    const repeats: Claim[] = [];
+    for (const claim of batch) {
+      const id = `${claim.keyId}\n${claim.nonce}`;
+      if (first.has(id)) repeats.push(claim);
+      else first.set(id, claim);
+    }
+    const claims = [...first.values()];
+    let fresh: Set<string>;
+    try {
+      const { rows } = await this.sql.query<{ key_id: string; nonce: string }>(consumeMany, [
+        claims.map((c) => c.keyId),
+        claims.map((c) => c.nonce),
+      ]);
+      fresh = new Set(rows.map((row) => `${row.key_id}\n${row.nonce}`));
+    } catch (cause) {
+      const error = unavailable('request nonce could not be verified; retry with a new nonce', cause);
+      for (const claim of batch) claim.reject(error);
+      return;
+    }
+    for (const [id, claim] of first) claim.resolve(fresh.has(id));
+    for (const claim of repeats) claim.resolve(false);
   }
 
-  close(): Promise<void> {
-    return this.pool.end();
+  /** Deletes nonces older than the replay window, a chunk per statement; returns how many. */
+  async prune(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const { rowCount } = await this.sql.query(pruneChunk, [NONCE_WINDOW_SECONDS, PRUNE_CHUNK]);
+      total += rowCount;
+      if (rowCount < PRUNE_CHUNK) return total;
+    }
   }
 }

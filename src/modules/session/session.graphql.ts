@@ -90,7 +90,7 @@ const SessionRef = builder.objectRef<Session>('DepositSession').implement({
     view: t.field({
       type: StepResponseRef,
       description: 'The StepResponse the merchant would see now.',
-      resolve: (s, _, ctx) => ctx.services.sessions.render(ctx.em, s),
+      resolve: (s, _, ctx) => ctx.services.sessions.render(ctx.em, s.merchant.id, s),
     }),
   }),
 });

@@ -2,6 +2,7 @@ import { LockMode } from '@mikro-orm/core';
 import { keccak256, toUtf8Bytes } from 'ethers';
 import type { Config } from '../../config.ts';
 import type { EntityManager } from '../../db/orm.ts';
+import { type SqlPool, statement } from '../../db/sql.ts';
 import { AppError, notFound, validation } from '../../errors.ts';
 import { afterCursor, pageOf } from '../../graphql/pagination.ts';
 import { newId } from '../../lib/ids.ts';
@@ -14,10 +15,36 @@ import { normaliseLanguage } from './session.i18n.ts';
 import { startStep } from './session.machine.ts';
 import type { InitRequest, StepRequest } from './session.schemas.ts';
 import { applyAction } from './session.steps.ts';
-import { type CoinOffer, renderStep, type StepResponse, type ViewInputs } from './session.view.ts';
+import {
+  type CoinOffer,
+  renderStep,
+  type SessionState,
+  type StepResponse,
+  type ViewInputs,
+} from './session.view.ts';
 
 /** D5: `order_ref` = keccak256 of the UTF-8 bytes of the session id. */
 export const orderRefOf = (sessionId: string): string => keccak256(toUtf8Bytes(sessionId));
+
+/** The status read (every poll of every open session): only what rendering needs, by primary key. */
+const statusRead = statement(
+  'session_status',
+  `SELECT id, step, language, network, token, amount, wallet, deadline, order_ref
+     FROM sessions WHERE id = $1 AND merchant_id = $2`,
+);
+
+interface StatusRow extends Record<string, unknown> {
+  id: string;
+  step: SessionState['step'];
+  language: string;
+  network: string | null;
+  token: string | null;
+  amount: string | null;
+  wallet: string | null;
+  /** int8 arrives as a string. */
+  deadline: string | null;
+  order_ref: string;
+}
 
 /** Filter of the operators' `sessions` query. */
 export interface SessionFilter {
@@ -38,6 +65,8 @@ export class SessionService {
       config: Pick<Config, 'sessionTtlMinutes'>;
       chains: SessionChains;
       merchants: Pick<MerchantService, 'walletNetworks'>;
+      /** The hot path's prepared statements (the status read). */
+      sql: SqlPool;
       now?: () => Date;
     },
   ) {}
@@ -72,7 +101,7 @@ export class SessionService {
     if (!row.externalOrderId) {
       const session = em.create(Session, row);
       await em.flush();
-      return this.render(em, session);
+      return this.render(em, merchantId, session);
     }
     // Concurrent identical inits: the unique (merchant, external_order_id) index lets exactly one
     // insert through; the others insert nothing and read the winner (never read-then-write).
@@ -91,24 +120,36 @@ export class SessionService {
         'external_order_id: already used for a session with different parameters',
       );
     }
-    return this.render(em, session);
+    return this.render(em, merchantId, session);
   }
 
   /** The session of this merchant, or 404 (another merchant's id looks missing, section 5.1 rule 7). */
   async get(em: EntityManager, merchantId: string | null, id: string): Promise<Session> {
-    // The hottest read of the API (every status poll): one primary-key SELECT mapped onto the entity,
-    // which costs a fraction of the ORM's generic findOne.
-    const rows = await em.execute<Record<string, unknown>[]>(
-      `select * from sessions where id = ?${merchantId ? ' and merchant_id = ?' : ''} limit 1`,
-      merchantId ? [id, merchantId] : [id],
-    );
-    if (!rows[0]) throw notFound('session');
-    return em.map(Session, rows[0]);
+    const session = await em.findOne(Session, merchantId ? { id, merchant: merchantId } : { id });
+    if (!session) throw notFound('session');
+    return session;
   }
 
-  /** Read-only status (section 4.5). */
+  /**
+   * Read-only status (section 4.5): the hottest call of the API, polled for every open session. One
+   * prepared primary-key SELECT of the rendered columns; no entity is built, nothing is written.
+   */
   async status(em: EntityManager, merchantId: string, id: string): Promise<StepResponse> {
-    return this.render(em, await this.get(em, merchantId, id));
+    const { rows } = await this.deps.sql.query<StatusRow>(statusRead, [id, merchantId]);
+    const row = rows[0];
+    if (!row) throw notFound('session');
+    const state: SessionState = {
+      id: row.id,
+      step: row.step,
+      language: row.language,
+      network: row.network,
+      token: row.token,
+      amount: row.amount,
+      wallet: row.wallet,
+      deadline: row.deadline === null ? null : Number(row.deadline),
+      orderRef: row.order_ref,
+    };
+    return this.render(em, merchantId, state);
   }
 
   /** Submits one action (section 4.4), with the session row locked so two submits never interleave. */
@@ -123,7 +164,7 @@ export class SessionService {
       await applyAction(this, tx, locked, input.action, input.value ?? '');
       return locked;
     });
-    return this.render(em, session);
+    return this.render(em, merchantId, session);
   }
 
   /** Operators' listing, newest first, keyset-paginated by (created_at, id). */
@@ -142,10 +183,9 @@ export class SessionService {
   }
 
   /** The StepResponse of a session, with whatever chain state its step shows. */
-  async render(em: EntityManager, session: Session): Promise<StepResponse> {
+  async render(em: EntityManager, merchantId: string, session: SessionState): Promise<StepResponse> {
     const inputs: ViewInputs = {};
-    if (session.step === 'network_select')
-      inputs.networks = await this.offeredNetworks(em, session.merchant.id);
+    if (session.step === 'network_select') inputs.networks = await this.offeredNetworks(em, merchantId);
     if (session.network) {
       const network = this.deps.chains.network(session.network);
       inputs.network = network;
@@ -156,7 +196,7 @@ export class SessionService {
         inputs.balance = (await this.deps.chains.balances(network, [token], session.wallet))[0] ?? undefined;
       }
       if (session.step === 'awaiting_payment') {
-        inputs.merchantWallet = await this.settlementWallet(em, session.merchant.id, network);
+        inputs.merchantWallet = await this.settlementWallet(em, merchantId, network);
       }
     }
     return renderStep(session, inputs);
@@ -176,7 +216,7 @@ export class SessionService {
   }
 
   /** The coin picker: every token with the wallet's balance; unusable ones disabled with a reason. */
-  async coinOffers(network: SessionNetwork, session: Session): Promise<CoinOffer[]> {
+  async coinOffers(network: SessionNetwork, session: SessionState): Promise<CoinOffer[]> {
     const balances = await this.deps.chains.balances(network, network.tokens, session.wallet!);
     return network.tokens.map((token, i): CoinOffer => {
       const balance = balances[i] ?? null;

@@ -63,8 +63,14 @@ export interface ViewInputs {
 const heading = (text: string): Component => ({ type: 'heading', text });
 const text = (value: string): Component => ({ type: 'text', text: value });
 
+/** What rendering reads of a session: the entity, or the status read's row (session.service.ts). */
+export type SessionState = Pick<
+  Session,
+  'id' | 'step' | 'language' | 'network' | 'token' | 'amount' | 'wallet' | 'deadline' | 'orderRef'
+>;
+
 /** Renders a session into its StepResponse. Pure: every chain value comes in `inputs`. */
-export function renderStep(session: Session, inputs: ViewInputs = {}): StepResponse {
+export function renderStep(session: SessionState, inputs: ViewInputs = {}): StepResponse {
   const lang = session.language;
   const changeWallet: Component = {
     type: 'button_group',
