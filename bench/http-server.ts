@@ -15,6 +15,8 @@ import { createLogger } from '../src/lib/logger.ts';
 import { signedHeaders } from '../src/modules/auth/request-signing.ts';
 
 const [kind] = process.argv.slice(2);
+// A clean exit on SIGINT lets `--cpu-prof` write its profile.
+process.on('SIGINT', () => process.exit(0));
 const url = process.env.DATABASE_URL!;
 
 if (kind === 'baseline') {

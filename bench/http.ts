@@ -99,14 +99,11 @@ function treeCpu(root: number): number {
 
 /** Starts one benchmark server in its own process and resolves with the JSON line it prints. */
 function spawnServer(kind: 'service' | 'baseline', databaseUrl: string) {
-  const child = spawn(
-    path.join(root, 'node_modules/.bin/tsx'),
-    [path.join(root, 'bench/http-server.ts'), kind],
-    {
-      env: { ...process.env, NODE_ENV: 'production', DATABASE_URL: databaseUrl },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
+  // Node itself with tsx's loader (not the tsx wrapper), so that killing the child stops the server.
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'bench/http-server.ts'), kind], {
+    env: { ...process.env, NODE_ENV: 'production', DATABASE_URL: databaseUrl },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return new Promise<{ info: Record<string, string>; pid: number; stop: () => void }>((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {
@@ -158,6 +155,8 @@ export async function main(argv = process.argv.slice(2)) {
     await load(warm, concurrency, signed);
     // CPU seconds the server process tree and PostgreSQL spend per request (Linux /proc; 0 elsewhere).
     const cpuBefore = () => ({
+      load: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
+      idle: Number(readFileSync('/proc/stat', 'utf8').split('\n')[0]!.split(/\s+/)[4]) * 10,
       pg: postgresCpu(),
       bare: treeCpu(baselineServer.pid),
       svc: treeCpu(serviceServer.pid),
@@ -183,6 +182,9 @@ export async function main(argv = process.argv.slice(2)) {
       console.log(
         `CPU per request: baseline server ${perRequest(c1.bare - c0.bare)} + PostgreSQL ${perRequest(c1.pg - c0.pg)}; ` +
           `service server ${perRequest(c2.svc - c1.svc)} + PostgreSQL ${perRequest(c2.pg - c1.pg)}`,
+      );
+      console.log(
+        `load generator: ${perRequest(c1.load - c0.load)} vs ${perRequest(c2.load - c1.load)}; idle: ${perRequest(c1.idle - c0.idle)} vs ${perRequest(c2.idle - c1.idle)}`,
       );
     }
   } finally {
