@@ -1,11 +1,13 @@
 import { GraphQLError } from 'graphql';
-import { AppError, isAppError } from '../errors.ts';
+import { isDatabaseUnavailable } from '../db/errors.ts';
+import { AppError, isAppError, unavailable } from '../errors.ts';
 import { toSnake } from '../lib/validation.ts';
 
 /**
  * The one error mapper of both surfaces. An AppError keeps its code; GraphQL's own input coercion
- * errors are `validation` with the field named in API spelling; anything else is `internal`, with
- * the cause left for the log and a generic message for the client.
+ * errors are `validation` with the field named in API spelling; an unreachable or degraded database
+ * is `unavailable` (503, retry later); anything else is `internal`, with the cause left for the log
+ * and a generic message for the client.
  */
 export function toAppError(error: unknown): AppError {
   if (isAppError(error)) return error;
@@ -16,6 +18,7 @@ export function toAppError(error: unknown): AppError {
     if (coercion) return new AppError('validation', coercion);
     if (error.originalError) return toAppError(error.originalError);
   }
+  if (isDatabaseUnavailable(error)) return unavailable('the database is unavailable; retry later', error);
   return new AppError('internal', 'internal error', undefined, { cause: error });
 }
 

@@ -1,0 +1,85 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isDatabaseUnavailable } from '../../src/db/errors.ts';
+import { createOrm } from '../../src/db/orm.ts';
+import { toAppError } from '../../src/graphql/errors.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
+
+const DOWN = 'postgres://postgres:postgres@127.0.0.1:9/none';
+
+/** The error a real call throws. */
+async function thrown(fn: () => Promise<unknown>): Promise<unknown> {
+  try {
+    await fn();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a failure');
+}
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t?.close());
+
+describe('database errors', () => {
+  it('a refused connection, a statement timeout and a terminated session are unavailable (503)', async () => {
+    const refused = await thrown(async () => {
+      const client = new pg.Client(DOWN);
+      await client.connect();
+    });
+    const client = new pg.Client(t.config.databaseUrl);
+    await client.connect();
+    try {
+      await client.query('SET statement_timeout = 50');
+      const timeout = await thrown(() => client.query('SELECT pg_sleep(1)'));
+      const orm = await createOrm(DOWN, { poolMax: 1 });
+      const viaOrm = await thrown(() => orm.em.fork().execute('select 1'));
+      await orm.close(true);
+      for (const error of [refused, timeout, viaOrm]) {
+        expect(isDatabaseUnavailable(error)).toBe(true);
+        expect(toAppError(error).status).toBe(503);
+        expect(toAppError(error).code).toBe('unavailable');
+      }
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('our own SQL mistakes and constraint violations stay internal errors, not 503', async () => {
+    const client = new pg.Client(t.config.databaseUrl);
+    await client.connect();
+    try {
+      const syntax = await thrown(() => client.query('SELEC 1'));
+      await client.query('CREATE TEMP TABLE once (id int primary key)');
+      await client.query('INSERT INTO once VALUES (1)');
+      const duplicate = await thrown(() => client.query('INSERT INTO once VALUES (1)'));
+      for (const error of [syntax, duplicate, new Error('boom')]) {
+        expect(isDatabaseUnavailable(error)).toBe(false);
+        expect(toAppError(error).code).toBe('internal');
+      }
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('a status poll that cannot read its session in time answers 503, not a hang or a 500', async () => {
+    const m = await t.merchant();
+    const init = await t.signed(m, 'POST', '/v1/cashier/init', {});
+    const { session } = (await init.json()) as { session: string };
+    const client = new pg.Client(t.config.databaseUrl);
+    await client.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('LOCK TABLE sessions IN ACCESS EXCLUSIVE MODE');
+      const res = await t.signed(m, 'POST', '/v1/cashier/status', { session });
+      expect(res.status).toBe(503);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('unavailable');
+    } finally {
+      await client.query('ROLLBACK');
+      await client.end();
+    }
+    expect((await t.signed(m, 'POST', '/v1/cashier/status', { session })).status).toBe(200);
+  });
+});
