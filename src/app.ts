@@ -42,7 +42,7 @@ export async function createApp(options: {
   if (!config.databaseUrl) throw new Error('createApp needs a database URL');
   if (!config.secretsKey) throw new Error('createApp needs SECRETS_KEY');
   const logger = options.logger ?? createLogger(config.logLevel);
-  const orm = await createOrm(config.databaseUrl);
+  const orm = await createOrm(config.databaseUrl, { statementTimeoutMs: config.dbStatementTimeoutMs });
   const sql = new SqlPool(config.databaseUrl);
   const nonces = new NonceStore(sql);
   const networks = new NetworkRegistry(options.networks);

@@ -39,6 +39,8 @@ const envSchema = z.object({
   TRUST_PROXY: bool.default(false),
   /** Run the daemons (listener, relayer, webhook outbox) inside the API process. */
   RUN_WORKER: bool.default(true),
+  /** Longest a single database statement of a request or job may run before it fails with 503. */
+  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   /** Concurrent jobs per worker process. */
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(8),
   /** Allow webhook targets on loopback/private addresses (development only). */
@@ -68,6 +70,7 @@ export interface Config {
   trustProxy: boolean;
   runWorker: boolean;
   workerConcurrency: number;
+  dbStatementTimeoutMs: number;
   webhookAllowPrivate: boolean;
   sessionTtlMinutes: number;
   paymentMiningTimeoutMinutes: number;
@@ -119,6 +122,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: e.TRUST_PROXY,
     runWorker: e.RUN_WORKER,
     workerConcurrency: e.WORKER_CONCURRENCY,
+    dbStatementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE ?? (e.NODE_ENV !== 'production' && embedded),
     sessionTtlMinutes: e.SESSION_TTL_MINUTES,
     paymentMiningTimeoutMinutes: e.PAYMENT_MINING_TIMEOUT_MINUTES,

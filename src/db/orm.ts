@@ -9,8 +9,18 @@ export type Orm = MikroORM;
 
 export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
 
+/** How long a request or job waits for a pooled connection before the database counts as unavailable. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
+export interface OrmOptions {
+  poolMax?: number;
+  debug?: boolean;
+  /** Longest a single statement may run (PostgreSQL `statement_timeout`); unset for migrations. */
+  statementTimeoutMs?: number;
+}
+
 /** ORM settings shared by the service, the migration scripts and the tests. */
-export function ormConfig(databaseUrl: string, options: { poolMax?: number; debug?: boolean } = {}) {
+export function ormConfig(databaseUrl: string, options: OrmOptions = {}) {
   return defineConfig({
     clientUrl: databaseUrl,
     entities,
@@ -19,6 +29,11 @@ export function ormConfig(databaseUrl: string, options: { poolMax?: number; debu
     allowGlobalContext: false,
     debug: options.debug ?? false,
     pool: { min: 0, max: options.poolMax ?? 10 },
+    // Handed to the pg pool: a saturated pool or a blocked statement ends in a 503, never a hang.
+    driverOptions: {
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
+    },
     migrations: {
       path: MIGRATIONS_DIR,
       pathTs: MIGRATIONS_DIR,
@@ -34,9 +49,6 @@ export function ormConfig(databaseUrl: string, options: { poolMax?: number; debu
   });
 }
 
-export function createOrm(
-  databaseUrl: string,
-  options?: { poolMax?: number; debug?: boolean },
-): Promise<MikroORM> {
+export function createOrm(databaseUrl: string, options?: OrmOptions): Promise<MikroORM> {
   return MikroORM.init(ormConfig(databaseUrl, options));
 }

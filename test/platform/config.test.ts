@@ -17,6 +17,8 @@ it('fails fast naming the bad setting', () => {
   ).toThrow(/SECRETS_KEY/);
   expect(() => loadConfig({ SECRETS_KEY: 'short' })).toThrow(/SECRETS_KEY/);
   expect(() => loadConfig({ TRUST_PROXY: 'maybe' })).toThrow(/TRUST_PROXY/);
+  expect(() => loadConfig({ DB_STATEMENT_TIMEOUT_MS: '10' })).toThrow(/DB_STATEMENT_TIMEOUT_MS/);
+  expect(loadConfig({ DB_STATEMENT_TIMEOUT_MS: '5000' }).dbStatementTimeoutMs).toBe(5000);
 });
 
 it('validates the network file with the path of every bad entry', () => {

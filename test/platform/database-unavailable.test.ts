@@ -19,7 +19,8 @@ async function thrown(fn: () => Promise<unknown>): Promise<unknown> {
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp();
+  // Statements of the ORM (everything but the signed hot path) give up after half a second here.
+  t = await startTestApp({ env: { DB_STATEMENT_TIMEOUT_MS: '500' } });
 });
 afterAll(() => t?.close());
 
@@ -81,5 +82,32 @@ describe('database errors', () => {
       await client.end();
     }
     expect((await t.signed(m, 'POST', '/v1/cashier/status', { session })).status).toBe(200);
+  });
+
+  it('a step or an operator query blocked on a lock past the statement timeout answers 503', async () => {
+    const m = await t.merchant();
+    const init = await t.signed(m, 'POST', '/v1/cashier/init', {});
+    const { session } = (await init.json()) as { session: string };
+    const token = await t.operatorToken();
+    const client = new pg.Client(t.config.databaseUrl);
+    await client.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('LOCK TABLE sessions IN ACCESS EXCLUSIVE MODE');
+      const started = Date.now();
+      const step = await t.signed(m, 'POST', '/v1/cashier/step', {
+        session,
+        action: 'select_network',
+        value: 'eth',
+      });
+      expect(step.status).toBe(503);
+      expect(((await step.json()) as { error: { code: string } }).error.code).toBe('unavailable');
+      const listed = await t.graphql(token, '{ sessions(first: 5) { nodes { id } } }');
+      expect(listed.errors?.[0]?.extensions?.code).toBe('unavailable');
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      await client.query('ROLLBACK');
+      await client.end();
+    }
   });
 });
