@@ -102,6 +102,8 @@ function spawnServer(kind: 'service' | 'baseline', databaseUrl: string) {
   // Node itself with tsx's loader (not the tsx wrapper), so that killing the child stops the server.
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'bench/http-server.ts'), kind], {
     env: { ...process.env, NODE_ENV: 'production', DATABASE_URL: databaseUrl },
+    // tsx resolves from the project, wherever the bench was started.
+    cwd: root,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise<{ info: Record<string, string>; pid: number; stop: () => void }>((resolve, reject) => {
