@@ -6,6 +6,8 @@
 const UNAVAILABLE_CLASSES = new Set(['08', '53', '57']);
 /** Single states of the same kind: a lock that could not be taken in time. */
 const UNAVAILABLE_STATES = new Set(['55P03']);
+/** Class 08 states that are the client's fault, not an outage: a malformed protocol message. */
+const CLIENT_FAULT_STATES = new Set(['08P01']);
 /** Socket errors of the client. */
 const SOCKET_CODES = new Set([
   'ECONNREFUSED',
@@ -36,7 +38,8 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   };
   if (typeof code === 'string') {
     if (SOCKET_CODES.has(code) || UNAVAILABLE_STATES.has(code)) return true;
-    if (/^[0-9A-Z]{5}$/.test(code)) return UNAVAILABLE_CLASSES.has(code.slice(0, 2));
+    if (/^[0-9A-Z]{5}$/.test(code))
+      return UNAVAILABLE_CLASSES.has(code.slice(0, 2)) && !CLIENT_FAULT_STATES.has(code);
   }
   if (typeof message === 'string' && CLIENT_MESSAGES.test(message)) return true;
   // Connecting to `localhost` tries every address and fails with all of them together.

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../errors.ts';
+import { findNul, NUL_MESSAGE } from '../lib/validation.ts';
 
 /** D2: request bodies over 1 MiB are refused with 413. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -20,7 +21,7 @@ export async function readBody(req: IncomingMessage): Promise<Buffer> {
 
 const tooLarge = () => new AppError('payload_too_large', `request body exceeds ${MAX_BODY_BYTES} bytes`);
 
-/** A POST body must be a JSON object (D2); an empty body counts as `{}`. */
+/** A POST body must be a JSON object (D2) without NUL characters; an empty body counts as `{}`. */
 export function parseJsonObject(raw: Buffer): Record<string, unknown> {
   if (raw.length === 0) return {};
   let value: unknown;
@@ -32,5 +33,7 @@ export function parseJsonObject(raw: Buffer): Record<string, unknown> {
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
     throw new AppError('validation', 'request body must be a JSON object');
   }
+  const nul = findNul(value);
+  if (nul) throw new AppError('validation', `${nul}: ${NUL_MESSAGE}`);
   return value as Record<string, unknown>;
 }

@@ -3,8 +3,25 @@ import type { ServerOptions } from 'graphql-ws';
 import type { Extra } from 'graphql-ws/use/ws';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { App } from '../app.ts';
+import { AppError } from '../errors.ts';
 import type { Actor, Context } from '../graphql/context.ts';
 import { toAppError, toGraphQLError } from '../graphql/errors.ts';
+import { findNul, NUL_MESSAGE } from '../lib/validation.ts';
+
+/**
+ * PostgreSQL text cannot hold NUL, so an operation carrying one (in a variable, or escaped as `\u0000`
+ * in a string literal of the document) is refused as `validation` before it runs.
+ */
+function refuseNul(params: { query?: string; variables?: unknown }): AppError | undefined {
+  const inVariables = findNul(params.variables ?? {});
+  if (inVariables) return new AppError('validation', `variables.${inVariables}: ${NUL_MESSAGE}`);
+  if (params.query && NUL_ESCAPE.test(params.query))
+    return new AppError('validation', `query: ${NUL_MESSAGE}`);
+  return undefined;
+}
+
+/** `\u0000` or `\u{0}` in a GraphQL string literal. */
+const NUL_ESCAPE = /\\u(0000|\{0+\})/i;
 
 interface ServerContext {
   req: IncomingMessage;
@@ -30,6 +47,14 @@ export function createGraphqlHandler(app: App) {
     graphiql: { subscriptionsProtocol: 'WS', title: 'Crypto payment gateway — operator console' },
     landingPage: false,
     logging: false,
+    plugins: [
+      {
+        onParams({ params, setResult }) {
+          const refused = refuseNul(params);
+          if (refused) setResult({ errors: [toGraphQLError(refused)] });
+        },
+      },
+    ],
     maskedErrors: {
       maskError(error) {
         const appError = toAppError(error);
@@ -54,6 +79,8 @@ export function createGraphqlHandler(app: App) {
     execute: (args) => (args.rootValue as { execute: (a: unknown) => unknown }).execute(args) as never,
     subscribe: (args) => (args.rootValue as { subscribe: (a: unknown) => unknown }).subscribe(args) as never,
     onSubscribe: async (ctx, _id, params) => {
+      const refused = refuseNul(params);
+      if (refused) return [toGraphQLError(refused)];
       const enveloped = yoga.getEnveloped({ req: ctx.extra.request, socket: ctx.extra.socket, params });
       const em = app.fork();
       const header = ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization;

@@ -53,3 +53,22 @@ export const positiveAmount = z
 
 export const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be 0x followed by 40 hex characters');
 export const txHash = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be 0x followed by 64 hex characters');
+
+/**
+ * The path (`a.b.0`) of the first string or key holding a NUL character, which PostgreSQL text cannot
+ * store; undefined when there is none. Inputs are checked at the edge so that such a value is a 400,
+ * never a database error.
+ */
+export function findNul(value: unknown, path = ''): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path || 'input' : undefined;
+  if (!value || typeof value !== 'object') return undefined;
+  for (const [key, child] of Object.entries(value)) {
+    const at = path ? `${path}.${key}` : key;
+    if (key.includes('\u0000')) return at;
+    const found = findNul(child, at);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+export const NUL_MESSAGE = 'must not contain NUL characters (\\u0000)';

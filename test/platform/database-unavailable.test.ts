@@ -56,7 +56,10 @@ describe('database errors', () => {
       await client.query('CREATE TEMP TABLE once (id int primary key)');
       await client.query('INSERT INTO once VALUES (1)');
       const duplicate = await thrown(() => client.query('INSERT INTO once VALUES (1)'));
-      for (const error of [syntax, duplicate, new Error('boom')]) {
+      // A NUL the edge let through: the ORM sends it inlined, which the server calls a protocol violation.
+      const nul = await thrown(() => t.app.fork().execute('select ?::text', ['a\u0000b']));
+      expect((nul as { code?: string }).code).toBe('08P01');
+      for (const error of [syntax, duplicate, nul, new Error('boom')]) {
         expect(isDatabaseUnavailable(error)).toBe(false);
         expect(toAppError(error).code).toBe('internal');
       }

@@ -80,3 +80,30 @@ it('readiness reports the database', async () => {
   expect((await fetch(`${t.http.url}/readyz`)).status).toBe(200);
   expect((await fetch(`${t.http.url}/healthz`)).status).toBe(200);
 });
+
+it('a NUL character in any string or key → 400 validation naming it, on every route', async () => {
+  const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+    ['/v1/cashier/status', { session: 'cs_\u0000' }, /^session: /],
+    ['/v1/cashier/step', { session: 'cs_x', action: 'select_network', value: 'e\u0000th' }, /^value: /],
+    ['/v1/cashier/init', { language: 'e\u0000' }, /^language: /],
+    ['/v1/cashier/init', { metadata: { 'k\u0000': 'v' } }, /^metadata\.k/],
+  ];
+  for (const [path, body, field] of cases) {
+    const e = await envelope(await t.signed(key, 'POST', path, body));
+    expect(e, `${path} ${JSON.stringify(body)}`).toMatchObject({ status: 400, code: 'validation' });
+    expect(e.message).toMatch(field);
+    expect(e.message).toMatch(/NUL/);
+  }
+});
+
+it('a NUL character in a GraphQL variable or string literal → validation error, not a 500', async () => {
+  const token = await t.operatorToken();
+  const query = 'query ($id: ID!) { session(id: $id) { id } }';
+  const viaVariable = await t.graphql(token, query, { id: 'cs_\u0000' });
+  expect(viaVariable.errors?.[0]?.extensions?.code).toBe('validation');
+  expect(viaVariable.errors?.[0]?.message).toMatch(/variables\.id: .*NUL/);
+  const viaLiteral = await t.graphql(token, '{ session(id: "cs_\\u0000") { id } }');
+  expect(viaLiteral.errors?.[0]?.extensions?.code).toBe('validation');
+  const braced = await t.graphql(token, '{ session(id: "cs_\\u{0}") { id } }');
+  expect(braced.errors?.[0]?.extensions?.code).toBe('validation');
+});
