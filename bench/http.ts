@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { signedHeaders } from '../src/modules/auth/request-signing.ts';
+import { percentile } from './support.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -38,8 +39,11 @@ async function load(requests: number, concurrency: number, send: () => Promise<n
   );
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
-  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]!;
-  return { rps: latencies.length / seconds, p50: pct(0.5), p99: pct(0.99) };
+  return {
+    rps: latencies.length / seconds,
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+  };
 }
 
 const CLOCK_TICKS = 100;

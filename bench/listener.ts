@@ -34,12 +34,11 @@ import { PAYMENT_ROUTER, PAYMENT_TOPIC } from '../src/modules/session/session.ch
 import { Session } from '../src/modules/session/session.entity.ts';
 import { createListener } from '../src/modules/session/session.listener.ts';
 import { orderRefOf } from '../src/modules/session/session.service.ts';
+import { percentile } from './support.ts';
 
 const AMOUNT = 1_000_000n; // 1 USDC: the 3-block tier
 const DEPTH = 3;
 
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 
 export async function main(argv = process.argv.slice(2)) {

@@ -23,13 +23,11 @@ import { migrate } from '../src/db/migrate.ts';
 import { createLogger } from '../src/lib/logger.ts';
 import { enqueueWebhook } from '../src/modules/webhook/outbox.ts';
 import { addJob } from '../src/worker/jobs.ts';
+import { percentile } from './support.ts';
 
 const ADDERS = 8;
 const UNLOADED_SAMPLES = 100;
 const quiet = new Logger(() => () => {});
-
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
 
 /** Runs `count` adds from ADDERS concurrent loops; resolves when all are committed. */
 async function addConcurrently(count: number, add: (i: number) => Promise<void>): Promise<void> {
