@@ -19,8 +19,8 @@ async function thrown(fn: () => Promise<unknown>): Promise<unknown> {
 
 let t: TestApp;
 beforeAll(async () => {
-  // Statements of the ORM (everything but the signed hot path) give up after half a second here.
-  t = await startTestApp({ env: { DB_STATEMENT_TIMEOUT_MS: '500' } });
+  // Statements of the ORM (everything but the signed hot path) give up after a second here.
+  t = await startTestApp({ env: { DB_STATEMENT_TIMEOUT_MS: '1000' } });
 });
 afterAll(() => t?.close());
 
