@@ -36,6 +36,19 @@ function signable(tx: UnsignedTx): TransactionRequest {
   return { ...rest, gasLimit: gas, nonce: Number(nonce), type: 'type' in tx ? 2 : 0 };
 }
 
+/**
+ * The state of a just-broadcast transaction once it is mined. Automine mines right after
+ * `eth_sendRawTransaction` answers, not before, so a read straight after may still see it pending.
+ */
+async function minedState(hash: string) {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const state = await client.getTxState(hash);
+    if (state.status !== 'pending' || Date.now() > deadline) return state;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 async function rejection(promise: Promise<unknown>): Promise<AppError> {
   const error = await promise.then(
     () => undefined,
@@ -95,7 +108,7 @@ describe('transactions', () => {
 
     const hash = await client.broadcast(raw);
     expect(hash).toBe(decoded.hash);
-    expect(await client.getTxState(hash)).toMatchObject({ status: 'confirmed', confirmations: 1 });
+    expect(await minedState(hash)).toMatchObject({ status: 'confirmed', confirmations: 1 });
     const [allowance] = await client.read([
       { kind: 'allowance', token: tokens.addresses.usdt, owner: owner.address, spender },
     ]);
@@ -119,7 +132,7 @@ describe('transactions', () => {
     if (!('type' in tx)) throw new Error('expected an EIP-1559 build');
     expect(BigInt(tx.maxFeePerGas)).toBeGreaterThanOrEqual(BigInt(tx.maxPriorityFeePerGas));
     const hash = await client.broadcast(await sender.signTransaction(signable(tx)));
-    expect((await client.getTxState(hash)).status).toBe('confirmed');
+    expect((await minedState(hash)).status).toBe('confirmed');
     expect(await chain.provider.getBalance(to)).toBe(12345n);
     expect(decodeSignedTransaction(await sender.signTransaction(signable(tx))).approve).toBeNull();
   });
