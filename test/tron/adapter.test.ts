@@ -20,6 +20,7 @@ import { AppError } from '../../src/errors.ts';
 import {
   deployToken,
   mine,
+  minedTronState,
   TEST_SOLIDIFIED_LAG,
   type TronAccount,
   type TronTestChain,
@@ -103,8 +104,8 @@ describe('Tron adapter: approve build → sign → broadcast', () => {
     const sent = await client.broadcast(signedFromParts(built.raw_transaction, `0x${signature}`));
     expect(sent).toEqual({ txId: built.tx_id, duplicate: false });
 
+    const state = await minedTronState(client, built.tx_id);
     expect(await client.allowance(usdt.address, owner.tron, router.tron)).toBe(250_000_000n);
-    const state = await client.getTxState(built.tx_id);
     expect(state).toMatchObject({
       status: 'confirmed',
       solidified: false,
@@ -222,7 +223,7 @@ describe('Tron adapter: approve build → sign → broadcast', () => {
     const data = usdt.contract.interface.encodeFunctionData('transfer', [tronAccount().evm, 1n]);
     const built = await client.buildTrigger({ owner: owner.tron, contract: usdt.address, data });
     await client.broadcast(signedFromParts(built.raw_transaction, signTxId(owner, built.tx_id)));
-    expect(await client.getTxState(built.tx_id)).toMatchObject({ status: 'failed', result: 'REVERT' });
+    expect(await minedTronState(client, built.tx_id)).toMatchObject({ status: 'failed', result: 'REVERT' });
     expect(decodeTronTransaction(built.raw_transaction).approve).toBeNull();
   });
 });

@@ -14,6 +14,7 @@ import {
   fundedWallet,
   hangingServer,
   mine,
+  minedTronState,
   TEST_SOLIDIFIED_LAG,
   type TronTestChain,
   tronAccount,
@@ -92,7 +93,7 @@ describe('Tron adapter: Transfer scanning', () => {
       utils.crypto.signTransaction(bob.privateKey, { txID: built.tx_id }) as { signature: string[] }
     ).signature[0]!;
     await client.broadcast(signedFromParts(built.raw_transaction, sig));
-    const tronTx = await client.getTxState(built.tx_id);
+    const tronTx = await minedTronState(client, built.tx_id);
     const mintBob = (await chain.provider.getBlock(tronTx.blockNumber! - 1, true))!;
     expected.push({
       txId: mintBob.transactions[0]!.slice(2),

@@ -9,6 +9,7 @@ import { TronWeb } from 'tronweb';
 import type { AnvilNode } from '../../src/chains/anvil.ts';
 import { type ContractName, type DeployedContract, deployContract } from '../../src/chains/contracts.ts';
 import { evmToTron } from '../../src/chains/tron/address.ts';
+import type { TronClient } from '../../src/chains/tron/client.ts';
 import { startTronFacade, TRON_CHAIN_ID, type TronFacade } from '../../src/devstack/tron-facade/index.ts';
 import { workerAnvilNamed } from '../support/anvil.ts';
 
@@ -119,6 +120,19 @@ export async function transactionInfo<T = Record<string, unknown>>(
   for (;;) {
     const info = await post<T>(baseUrl, '/wallet/gettransactioninfobyid', { value: txId });
     if (Object.keys(info as object).length > 0 || Date.now() > deadline) return info;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/**
+ * A broadcast transaction's state once it is in a block: as on Tron, `broadcasttransaction` answers
+ * before the transaction is mined, so a read straight after may still find it pending.
+ */
+export async function minedTronState(client: Pick<TronClient, 'getTxState'>, txId: string) {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const state = await client.getTxState(txId);
+    if ((state.status !== 'pending' && state.status !== 'not_found') || Date.now() > deadline) return state;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
