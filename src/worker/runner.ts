@@ -3,6 +3,7 @@ import pg from 'pg';
 import { crontab, makeTaskList } from '../../daemons/index.ts';
 import { kickListeners } from '../../daemons/listen-network.ts';
 import type { App } from '../app.ts';
+import { graphileLogger } from './log.ts';
 
 /** A running worker; `stop` lets running jobs finish, then closes the worker's connections. */
 export interface Worker {
@@ -28,6 +29,7 @@ export async function startWorker(app: App, options: { taskList?: TaskList } = {
     concurrency: app.config.workerConcurrency,
     noHandleSignals: true,
     pollInterval: 1_000,
+    logger: graphileLogger(app.logger),
     taskList: options.taskList ?? makeTaskList(app),
     parsedCronItems: parseCronItems(crontab),
   });
