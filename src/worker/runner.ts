@@ -23,7 +23,10 @@ export async function startWorker(app: App, options: { taskList?: TaskList } = {
     connectionString: app.config.databaseUrl,
     max: app.config.workerConcurrency + 2,
   });
-  pool.on('error', (error) => app.logger.warn('worker database connection lost', { error: error.message }));
+  const lost = (error: Error) => app.logger.warn('worker database connection lost', { error: error.message });
+  pool.on('error', lost);
+  // A connection dropped while a job holds it errors on the client itself, not on the pool.
+  pool.on('connect', (client) => client.on('error', lost));
   const runner = await run({
     pgPool: pool,
     concurrency: app.config.workerConcurrency,

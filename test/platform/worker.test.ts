@@ -3,6 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { makeTaskList } from '../../daemons/index.ts';
 import { addJob } from '../../src/worker/jobs.ts';
+import { startWorker } from '../../src/worker/runner.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
 let t: TestApp;
@@ -45,4 +46,36 @@ it('a job added inside a rolled-back transaction never exists; a committed one d
       `select payload->>'marker' as marker from graphile_worker._private_jobs where payload->>'marker' is not null`,
     );
   expect(rows.map((r) => (r as { marker: string }).marker)).toEqual(['committed']);
+});
+
+it('a worker whose database connections are all cut keeps running and takes the next job', async () => {
+  const done: string[] = [];
+  const worker = await startWorker(t.app, {
+    taskList: {
+      mark: async (payload) => {
+        done.push((payload as { n: string }).n);
+      },
+    },
+  });
+  const until = async (check: () => boolean) => {
+    const deadline = Date.now() + 20_000;
+    while (!check() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(check()).toBe(true);
+  };
+  const admin = new pg.Client(t.config.databaseUrl);
+  await admin.connect();
+  try {
+    await addJob(t.app.fork(), 'mark', { n: 'before' });
+    await until(() => done.includes('before'));
+    // As when PostgreSQL restarts: every other session of this database is terminated, including the
+    // worker's LISTEN connection and its idle pool.
+    await admin.query(
+      'select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+    );
+    await addJob(t.app.fork(), 'mark', { n: 'after' });
+    await until(() => done.includes('after'));
+  } finally {
+    await admin.end();
+    await worker.stop();
+  }
 });
