@@ -113,4 +113,27 @@ describe('database errors', () => {
       await client.end();
     }
   });
+
+  it('after every database session is cut (a PostgreSQL restart), the API serves again from fresh connections', async () => {
+    const m = await t.merchant();
+    const token = await t.operatorToken();
+    const init = await t.signed(m, 'POST', '/v1/cashier/init', {});
+    const { session } = (await init.json()) as { session: string };
+    const admin = new pg.Client(t.config.databaseUrl);
+    await admin.connect();
+    try {
+      await admin.query(
+        'select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+      );
+    } finally {
+      await admin.end();
+    }
+    // Pools drop the dead connections as the termination notices arrive; a request that races one is
+    // a 503 the caller retries, never a crash or a 500.
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await t.signed(m, 'POST', '/v1/cashier/status', { session })).status).toBe(200);
+    expect((await t.signed(m, 'POST', '/v1/cashier/init', {})).status).toBe(200);
+    const listed = await t.graphql(token, '{ sessions(first: 5) { nodes { id } } }');
+    expect(listed.errors).toBeUndefined();
+  });
 });
