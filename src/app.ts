@@ -26,8 +26,6 @@ export interface App {
   rest: RestAdapter;
   services: Services;
   nonces: NonceStore;
-  /** Prepared single statements of the hot path (nonces, status reads), beside the ORM. */
-  sql: SqlPool;
   /** A fresh EntityManager for one request or job; the global one is never used. */
   fork(): EntityManager;
   close(): Promise<void>;
@@ -78,7 +76,6 @@ export async function createApp(options: {
     rest: new RestAdapter(schema, routes),
     services,
     nonces,
-    sql,
     fork: () => orm.em.fork(),
     async close() {
       await services.webhooks.close();

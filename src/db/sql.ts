@@ -1,7 +1,7 @@
 import pg from 'pg';
 
 /** How long a hot-path statement may take before the database counts as degraded (→ 503, not a hang). */
-export const HOT_PATH_TIMEOUT_MS = 2_000;
+const HOT_PATH_TIMEOUT_MS = 2_000;
 
 /**
  * A statement prepared once per connection under its name: PostgreSQL parses and plans it the first
