@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { BREAK, type DocumentNode, visit } from 'graphql';
 import type { ServerOptions } from 'graphql-ws';
 import type { Extra } from 'graphql-ws/use/ws';
-import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { App } from '../app.ts';
 import { AppError } from '../errors.ts';
 import type { Actor, Context } from '../graphql/context.ts';
@@ -9,19 +10,34 @@ import { toAppError, toGraphQLError } from '../graphql/errors.ts';
 import { findNul, NUL_MESSAGE } from '../lib/validation.ts';
 
 /**
- * PostgreSQL text cannot hold NUL, so an operation carrying one (in a variable, or escaped as `\u0000`
- * in a string literal of the document) is refused as `validation` before it runs.
+ * PostgreSQL text cannot hold NUL, so an operation carrying one — in a variable or in a string literal
+ * of the document — is refused as `validation` before it runs: over HTTP by the `refuseNul` plugin,
+ * over WebSocket where the operation is validated.
  */
-function refuseNul(params: { query?: string; variables?: unknown }): AppError | undefined {
-  const inVariables = findNul(params.variables ?? {});
+function nulIn(document: DocumentNode, variables: unknown): AppError | undefined {
+  const inVariables = findNul(variables ?? {});
   if (inVariables) return new AppError('validation', `variables.${inVariables}: ${NUL_MESSAGE}`);
-  if (params.query && NUL_ESCAPE.test(params.query))
-    return new AppError('validation', `query: ${NUL_MESSAGE}`);
-  return undefined;
+  let inLiteral = false;
+  visit(document, {
+    StringValue(node) {
+      if (!node.value.includes('\u0000')) return undefined;
+      inLiteral = true;
+      return BREAK;
+    },
+  });
+  return inLiteral ? new AppError('validation', `query: ${NUL_MESSAGE}`) : undefined;
 }
 
-/** `\u0000` or `\u{0}` in a GraphQL string literal. */
-const NUL_ESCAPE = /\\u(0000|\{0+\})/i;
+const refuseNul: Plugin<Context> = {
+  onExecute({ args, setResultAndStopExecution }) {
+    const refused = nulIn(args.document, args.variableValues);
+    if (refused) setResultAndStopExecution({ errors: [toGraphQLError(refused)] });
+  },
+  onSubscribe({ args, setResultAndStopExecution }) {
+    const refused = nulIn(args.document, args.variableValues);
+    if (refused) setResultAndStopExecution({ errors: [toGraphQLError(refused)] });
+  },
+};
 
 interface ServerContext {
   req: IncomingMessage;
@@ -47,14 +63,7 @@ export function createGraphqlHandler(app: App) {
     graphiql: { subscriptionsProtocol: 'WS', title: 'Crypto payment gateway — operator console' },
     landingPage: false,
     logging: false,
-    plugins: [
-      {
-        onParams({ params, setResult }) {
-          const refused = refuseNul(params);
-          if (refused) setResult({ errors: [toGraphQLError(refused)] });
-        },
-      },
-    ],
+    plugins: [refuseNul],
     maskedErrors: {
       maskError(error) {
         const appError = toAppError(error);
@@ -79,8 +88,6 @@ export function createGraphqlHandler(app: App) {
     execute: (args) => (args.rootValue as { execute: (a: unknown) => unknown }).execute(args) as never,
     subscribe: (args) => (args.rootValue as { subscribe: (a: unknown) => unknown }).subscribe(args) as never,
     onSubscribe: async (ctx, _id, params) => {
-      const refused = refuseNul(params);
-      if (refused) return [toGraphQLError(refused)];
       const enveloped = yoga.getEnveloped({ req: ctx.extra.request, socket: ctx.extra.socket, params });
       const em = app.fork();
       const header = ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization;
@@ -93,6 +100,10 @@ export function createGraphqlHandler(app: App) {
       const document = enveloped.parse(params.query);
       const errors = enveloped.validate(enveloped.schema, document);
       if (errors.length) return errors;
+      // Refused here as the protocol's `error` message, like any invalid operation (refuseNul would
+      // answer the same as an execution result).
+      const refused = nulIn(document, params.variables);
+      if (refused) return [toGraphQLError(refused)];
       return {
         schema: enveloped.schema,
         operationName: params.operationName,

@@ -45,3 +45,27 @@ it('serves GraphiQL to browsers', async () => {
   expect(res.status).toBe(200);
   expect(await res.text()).toMatch(/graphiql/i);
 });
+
+it('refuses a subscription carrying a NUL character with a validation error', async () => {
+  const client = createClient({
+    url: `${t.http.url.replace('http', 'ws')}/graphql`,
+    webSocketImpl: WebSocket,
+    connectionParams: { authorization: `Bearer ${await t.operatorToken()}` },
+    lazy: true,
+  });
+  try {
+    const errors = await new Promise<unknown>((resolve) => {
+      client.subscribe(
+        {
+          query: 'subscription ($m: ID) { webhookDeliveryUpdated(merchantId: $m) { id } }',
+          variables: { m: 'mer_\u0000' },
+        },
+        { next: () => {}, error: resolve, complete: () => resolve(undefined) },
+      );
+    });
+    expect(errors).toEqual([expect.objectContaining({ extensions: { code: 'validation' } })]);
+    expect((errors as Array<{ message: string }>)[0]!.message).toMatch(/variables\.m: .*NUL/);
+  } finally {
+    await client.dispose();
+  }
+});
