@@ -1,7 +1,6 @@
 import type { CronItem, TaskList } from 'graphile-worker';
 import type { App } from '../src/app.ts';
 import { deliverWebhook } from './deliver-webhook.ts';
-import { LISTEN_NETWORK_TASK, listenNetwork, listenNetworks } from './listen-network.ts';
 import { pruneNonces } from './prune-nonces.ts';
 import { sweepWebhooks } from './sweep-webhooks.ts';
 
@@ -11,8 +10,6 @@ export function makeTaskList(app: App): TaskList {
     prune_nonces: pruneNonces(app),
     deliver_webhook: deliverWebhook(app),
     sweep_webhooks: sweepWebhooks(app),
-    [LISTEN_NETWORK_TASK]: listenNetwork(app),
-    listen_networks: listenNetworks(app),
   };
 }
 
@@ -25,13 +22,6 @@ export const crontab: CronItem[] = [
     task: 'sweep_webhooks',
     match: '* * * * *',
     identifier: 'sweep_webhooks',
-    options: { backfillPeriod: 0 },
-  },
-  // One listen_network job per network with a payment router; re-created here if it ever went missing.
-  {
-    task: 'listen_networks',
-    match: '* * * * *',
-    identifier: 'listen_networks',
     options: { backfillPeriod: 0 },
   },
 ];

@@ -1,8 +1,10 @@
 import type { GraphQLSchema } from 'graphql';
+import { ChainClients } from './chains/clients.ts';
 import type { NetworkFile } from './chains/networks.ts';
 import { NetworkRegistry } from './chains/registry.ts';
 import type { Config } from './config.ts';
 import { createOrm, type EntityManager, type Orm } from './db/orm.ts';
+import { PubSub } from './db/pubsub.ts';
 import { SqlPool } from './db/sql.ts';
 import { schema } from './graphql/schema.ts';
 import { createLogger, type Logger } from './lib/logger.ts';
@@ -26,6 +28,8 @@ export interface App {
   rest: RestAdapter;
   services: Services;
   nonces: NonceStore;
+  /** Publish/subscribe between processes over PostgreSQL LISTEN/NOTIFY. */
+  pubsub: PubSub;
   /** A fresh EntityManager for one request or job; the global one is never used. */
   fork(): EntityManager;
   close(): Promise<void>;
@@ -45,7 +49,9 @@ export async function createApp(options: {
   const nonces = new NonceStore(sql);
   const networks = new NetworkRegistry(options.networks);
   const authenticator = new Authenticator({ secretsKey: config.secretsKey, nonces });
-  const sessionChains = new SessionChains(networks, logger);
+  const pubsub = new PubSub({ databaseUrl: config.databaseUrl, logger });
+  const chainClients = new ChainClients(logger);
+  const sessionChains = new SessionChains(networks, chainClients);
   const merchants = new MerchantService({
     secretsKey: config.secretsKey,
     networks,
@@ -63,8 +69,10 @@ export async function createApp(options: {
       secretsKey: config.secretsKey,
       allowPrivate: config.webhookAllowPrivate,
       logger,
-      databaseUrl: config.databaseUrl,
+      pubsub,
     }),
+    pubsub,
+    chainClients,
     sessionChains,
     sessions: new SessionService({ config, chains: sessionChains, merchants, sql }),
   };
@@ -76,9 +84,10 @@ export async function createApp(options: {
     rest: new RestAdapter(schema, routes),
     services,
     nonces,
+    pubsub,
     fork: () => orm.em.fork(),
     async close() {
-      await services.webhooks.close();
+      await pubsub.close();
       await sql.close();
       await orm.close(true);
     },

@@ -1,5 +1,7 @@
+import type { ChainClients } from './chains/clients.ts';
 import type { NetworkRegistry } from './chains/registry.ts';
 import type { Config } from './config.ts';
+import type { PubSub } from './db/pubsub.ts';
 import type { Logger } from './lib/logger.ts';
 import type { Authenticator } from './modules/auth/authenticator.ts';
 import type { OperatorService } from './modules/auth/operator.service.ts';
@@ -21,4 +23,8 @@ export interface Services {
   /** Deposit sessions (step machine) and the chains they run on. */
   sessions: SessionService;
   sessionChains: SessionChains;
+  /** Publish/subscribe between processes (GraphQL subscriptions, cache invalidation). */
+  pubsub: PubSub;
+  /** One EVM client per network, shared by requests, followers and jobs. */
+  chainClients: ChainClients;
 }

@@ -57,8 +57,13 @@ export const networkSchema = z
       .string()
       .regex(/^0x[0-9a-fA-F]{64}$/)
       .optional(),
-    /** How often the listener polls for new blocks. */
+    /** How often the chain follower polls for new blocks. */
     pollIntervalMs: z.number().int().min(50).default(2_000),
+    /**
+     * EVM: blocks behind the head after which a block counts as final when the node does not serve the
+     * `finalized` tag (the tag is used wherever it is served). Unused on `tron` (solidified blocks).
+     */
+    finalityDepth: z.number().int().min(1).max(100_000).default(64),
   })
   .superRefine((network, ctx) => {
     const tiers = network.confirmations;

@@ -1,10 +1,12 @@
+import { ChainBlockSchema, ChainCursorSchema, ChainFollowerSchema } from '../followers/follower.entity.ts';
 import { ApiKeySchema, OperatorTokenSchema, RequestNonceSchema } from '../modules/auth/auth.entity.ts';
+import { PaymentSchema } from '../modules/ledger/payment.entity.ts';
 import {
   AllowedIpSchema,
   MerchantSchema,
   SettlementWalletSchema,
 } from '../modules/merchant/merchant.entity.ts';
-import { ListenerCheckpointSchema, SessionSchema } from '../modules/session/session.entity.ts';
+import { SessionSchema } from '../modules/session/session.entity.ts';
 import {
   WebhookAttemptSchema,
   WebhookDeliverySchema,
@@ -20,7 +22,10 @@ export const entities = [
   OperatorTokenSchema,
   RequestNonceSchema,
   SessionSchema,
-  ListenerCheckpointSchema,
+  PaymentSchema,
+  ChainCursorSchema,
+  ChainBlockSchema,
+  ChainFollowerSchema,
   WebhookEventSchema,
   WebhookDeliverySchema,
   WebhookAttemptSchema,

@@ -6,6 +6,7 @@ import type { App } from '../app.ts';
 import { AppError } from '../errors.ts';
 import type { Actor, Context } from '../graphql/context.ts';
 import { toAppError } from '../graphql/errors.ts';
+import { credentialsChanged } from '../modules/auth/auth.entity.ts';
 import { openApiDocument } from '../rest/openapi.ts';
 import { parseJsonObject, readBody } from './body.ts';
 import { createGraphqlHandler } from './graphql.ts';
@@ -104,6 +105,11 @@ export async function startHttpServer(
     sendJson(res, 200, result);
   }
 
+  // A key revoked or an allowlist changed by any process (the CLI, another replica) applies here at once.
+  const unlisten = await app.pubsub.on(credentialsChanged, ({ merchantId }) =>
+    app.services.authenticator.forgetMerchant(merchantId),
+  );
+
   const wss = new WebSocketServer({ server, path: '/graphql' });
   const ws = useServer(graphql.wsOptions, wss);
 
@@ -114,6 +120,7 @@ export async function startHttpServer(
     server,
     url: `http://${host}:${port}`,
     async close() {
+      await unlisten();
       await ws.dispose();
       wss.close();
       server.closeAllConnections();

@@ -1,13 +1,19 @@
 import { parseCronItems, type Runner, run, type TaskList } from 'graphile-worker';
 import pg from 'pg';
+import {
+  type ChainFollowers,
+  type FollowerOptions,
+  startChainFollowers,
+} from '../../daemons/chain-followers.ts';
 import { crontab, makeTaskList } from '../../daemons/index.ts';
-import { kickListeners } from '../../daemons/listen-network.ts';
 import type { App } from '../app.ts';
 import { graphileLogger } from './log.ts';
 
 /** A running worker; `stop` lets running jobs finish, then closes the worker's connections. */
 export interface Worker {
   runner: Runner;
+  /** The chain followers of this process (leading some networks, standing by for the others). */
+  followers: ChainFollowers | undefined;
   stop(): Promise<void>;
 }
 
@@ -16,7 +22,10 @@ export interface Worker {
  * default, or in any number of separate `npm run worker` processes (jobs are claimed with SKIP
  * LOCKED, so processes share the work without coordination).
  */
-export async function startWorker(app: App, options: { taskList?: TaskList } = {}): Promise<Worker> {
+export async function startWorker(
+  app: App,
+  options: { taskList?: TaskList; followers?: boolean | FollowerOptions } = {},
+): Promise<Worker> {
   // Our own pool, so that a connection the database drops (restart, shutdown) is logged, never an
   // unhandled 'error' event that takes the process down.
   const pool = new pg.Pool({
@@ -36,12 +45,19 @@ export async function startWorker(app: App, options: { taskList?: TaskList } = {
     taskList: options.taskList ?? makeTaskList(app),
     parsedCronItems: parseCronItems(crontab),
   });
-  // Follow every chain at once rather than at the next minute's cron tick.
-  if (!options.taskList) await kickListeners(app);
-  app.logger.info('worker started', { concurrency: app.config.workerConcurrency });
+  const followOptions = options.followers ?? !options.taskList;
+  const followers = followOptions
+    ? startChainFollowers(app, typeof followOptions === 'object' ? followOptions : {})
+    : undefined;
+  app.logger.info('worker started', {
+    concurrency: app.config.workerConcurrency,
+    networks: followers?.networks ?? [],
+  });
   return {
     runner,
+    followers,
     async stop() {
+      await followers?.stop();
       await runner.stop();
       await pool.end();
     },

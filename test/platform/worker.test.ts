@@ -69,9 +69,19 @@ it('a worker whose database connections are all cut keeps running and takes the 
     await until(() => done.includes('before'));
     // As when PostgreSQL restarts: every other session of this database is terminated, including the
     // worker's LISTEN connection and its idle pool.
-    await admin.query(
-      'select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+    const { rows } = await admin.query<{ pid: number }>(
+      'select pid, pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
     );
+    // pg_terminate_backend only signals: wait until those sessions are gone, so the cut has reached
+    // every client before the next job is added (through a pool that must not reuse a cut connection).
+    const pids = rows.map((r) => r.pid);
+    for (let left = pids.length; left > 0; ) {
+      await new Promise((r) => setTimeout(r, 20));
+      const alive = await admin.query('select count(*)::int as n from pg_stat_activity where pid = any($1)', [
+        pids,
+      ]);
+      left = alive.rows[0].n;
+    }
     await addJob(t.app.fork(), 'mark', { n: 'after' });
     await until(() => done.includes('after'));
   } finally {

@@ -1,61 +1,53 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Logger, type Runner, run } from 'graphile-worker';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import {
-  kickListeners,
-  LISTEN_NETWORK_TASK,
-  listenJobKey,
-  listenNetworkTask,
-  scheduleListener,
-} from '../../daemons/listen-network.ts';
+import { createApp } from '../../src/app.ts';
+import { createLogger } from '../../src/lib/logger.ts';
 import { addJob } from '../../src/worker/jobs.ts';
+import { startWorker, type Worker } from '../../src/worker/runner.ts';
 import { mine, type SessionFixture, sendWalletAction, sessionFixture, webhooksOf } from './support.ts';
 
-/** The listener as the real graphile-worker task: one job per network, re-scheduling itself. */
+/**
+ * The chain followers as they run in worker processes: every network led by exactly one of them,
+ * sessions settled end to end, and graphile-worker's job slots left to the jobs.
+ */
 
 let f: SessionFixture;
-let runner: Runner;
+const workers: Worker[] = [];
+const apps: Awaited<ReturnType<typeof createApp>>[] = [];
 beforeAll(async () => {
   f = await sessionFixture({ players: 1 });
-  runner = await run({
-    connectionString: f.t.config.databaseUrl,
-    concurrency: 4,
-    noHandleSignals: true,
-    pollInterval: 100,
-    logger: new Logger(() => () => {}),
-    taskList: {
-      [LISTEN_NETWORK_TASK]: listenNetworkTask({
-        fork: () => f.t.app.fork(),
-        chains: f.t.app.services.sessionChains,
-        config: f.t.app.config,
-        logger: f.t.app.logger,
-        options: { startBlock: f.startBlock },
-        spanMs: 500,
-      }),
-    },
-  });
 });
 afterAll(async () => {
-  await runner?.stop().catch(() => {}); // the last test stops it itself
+  for (const w of workers) await w.stop().catch(() => {});
+  for (const a of apps) await a.close().catch(() => {});
   await f?.close();
 });
 
-const jobs = async () =>
-  f.t.app
-    .fork()
-    .execute<
-      { key: string | null; locked: boolean; payload: { network: string }; last_error: string | null }[]
-    >(
-      `select j.key, j.locked_at is not null as locked, j.payload, j.last_error
-         from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
-        where t.identifier = ?`,
-      [LISTEN_NETWORK_TASK],
-    );
+/** A worker with its own app (its own pools and lock connection), as a separate process would have. */
+async function worker(concurrency = 1): Promise<Worker> {
+  const app = await createApp({
+    config: { ...f.t.config, workerConcurrency: concurrency },
+    networks: f.networks,
+    logger: createLogger('error'),
+  });
+  apps.push(app);
+  const w = await startWorker(app, {
+    followers: { sessionStartBlock: f.startBlock, standbyRetryMs: 200 },
+  });
+  workers.push(w);
+  return w;
+}
 
-it('keeps exactly one keyed job per network while settling a payment end to end', async () => {
-  await scheduleListener(f.t.app.fork(), 'eth');
-  await kickListeners(f.t.app);
-  await kickListeners(f.t.app);
+const leaders = async () =>
+  f.t.app.fork().execute<{ owner: string }[]>(`select owner from chain_followers where network = 'eth'`);
+
+it('two workers: one leads the network, a deposit settles end to end, the other stands by', async () => {
+  const a = await worker();
+  const b = await worker();
+  for (let i = 0; i < 50 && (await leaders()).length === 0; i++) await sleep(100);
+  await sleep(500);
+  const leading = [a, b].filter((w) => w.followers?.leadership.leading.has('eth'));
+  expect(leading).toHaveLength(1);
 
   const player = f.players[0]!;
   const init = await f.call('/v1/cashier/init', {
@@ -73,54 +65,44 @@ it('keeps exactly one keyed job per network while settling a payment end to end'
   const tx = await sendWalletAction(player, body.wallet_action);
   await f.call('/v1/cashier/step', { session, action: 'signature_submitted', value: tx });
 
-  const samples: number[] = [];
   for (let i = 0; i < 100; i++) {
-    const rows = (await jobs()).filter((j) => j.payload.network === 'eth');
-    samples.push(rows.filter((j) => j.key === listenJobKey('eth')).length);
-    expect(rows.length).toBeLessThanOrEqual(2); // one running (keyless) and its one successor at most
     if ((await f.call('/v1/cashier/status', { session })).body.status === 'completed') break;
     await mine(f, 1);
     await sleep(100);
   }
   expect((await f.call('/v1/cashier/status', { session })).body).toMatchObject({ step: 'completed' });
-  // Always exactly one job holds the network's key: the running one or its successor.
-  expect(new Set(samples)).toEqual(new Set([1]));
   expect(await webhooksOf(f, session)).toHaveLength(1);
+  // Still exactly one leader, and the same one.
+  expect([a, b].filter((w) => w.followers?.leadership.leading.has('eth'))).toHaveLength(1);
 });
 
-it('refuses a malformed payload without re-scheduling it', async () => {
-  await addJob(f.t.app.fork(), LISTEN_NETWORK_TASK, { network: 'NOT A NETWORK' }, { maxAttempts: 1 });
-  let failed: { last_error: string | null } | undefined;
-  for (let i = 0; i < 50 && !failed?.last_error; i++) {
-    failed = (await jobs()).find((j) => j.payload.network === 'NOT A NETWORK');
+it('following takes no job slot: a worker of concurrency 1 runs its jobs while it leads', async () => {
+  for (const w of workers.splice(0)) await w.stop();
+  const w = await worker(1);
+  for (let i = 0; i < 50 && !w.followers?.leadership.leading.has('eth'); i++) await sleep(100);
+  expect(w.followers?.leadership.leading.has('eth')).toBe(true);
+  // With its only slot free a job runs at once; were following holding it, it would never run.
+  await addJob(f.t.app.fork(), 'prune_nonces', {}, { jobKey: 'probe' });
+  let left = 1;
+  for (let i = 0; i < 50 && left > 0; i++) {
     await sleep(100);
+    const [row] = await f.t.app
+      .fork()
+      .execute<{ n: string }[]>(
+        `select count(*) as n from graphile_worker._private_jobs where key = 'probe'`,
+      );
+    left = Number(row?.n);
   }
-  expect(failed?.last_error).toMatch(/network/);
+  expect(left).toBe(0);
 });
 
-it('a listener job left locked by a worker that died is released and runs again', async () => {
-  await runner.stop();
-  const em = f.t.app.fork();
-  await scheduleListener(em, 'eth');
-  // What a worker killed mid-job leaves behind: its job and the job's queue locked in its name.
-  await em.execute(
-    `update graphile_worker._private_jobs j set locked_by = 'dead-worker', locked_at = now() - interval '10 minutes'
-       from graphile_worker._private_tasks t where t.id = j.task_id and t.identifier = ?`,
-    [LISTEN_NETWORK_TASK],
-  );
-  await em.execute(
-    `update graphile_worker._private_job_queues set locked_by = 'dead-worker', locked_at = now() - interval '10 minutes'
-      where queue_name = ?`,
-    [listenJobKey('eth')],
-  );
-  expect((await jobs()).every((j) => j.locked)).toBe(true);
-  await kickListeners(f.t.app);
-  const after = await jobs();
-  expect(after.length).toBeGreaterThan(0);
-  expect(after.some((j) => !j.locked && j.key === listenJobKey('eth'))).toBe(true);
-  const queue = await em.execute<{ locked_by: string | null }[]>(
-    'select locked_by from graphile_worker._private_job_queues where queue_name = ?',
-    [listenJobKey('eth')],
-  );
-  expect(queue.every((q) => q.locked_by === null)).toBe(true);
+it('a stopped leader hands the network over at once', async () => {
+  const standby = await worker();
+  const leader = workers.find((w) => w !== standby && w.followers?.leadership.leading.has('eth'))!;
+  expect(leader).toBeTruthy();
+  expect(standby.followers?.leadership.leading.has('eth')).toBe(false);
+  await leader.stop();
+  workers.splice(workers.indexOf(leader), 1);
+  for (let i = 0; i < 50 && !standby.followers?.leadership.leading.has('eth'); i++) await sleep(100);
+  expect(standby.followers?.leadership.leading.has('eth')).toBe(true);
 });

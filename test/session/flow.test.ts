@@ -2,7 +2,7 @@ import { keccak256, MaxUint256, toUtf8Bytes, type Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contractAt } from '../../src/chains/contracts.ts';
 import {
-  listenerOf,
+  followerOf,
   mine,
   type SessionFixture,
   type StepBody,
@@ -81,7 +81,7 @@ async function payThrough(
 
 /** Runs listener passes, mining a block between them, until the session settles. */
 async function settle(session: string, maxBlocks = 40): Promise<StepBody> {
-  const listener = listenerOf(f);
+  const listener = followerOf(f);
   for (let i = 0; i < maxBlocks; i++) {
     await listener.pass();
     const status = await f.call('/v1/cashier/status', { session });

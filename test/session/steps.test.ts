@@ -4,7 +4,7 @@ import { contractAt } from '../../src/chains/contracts.ts';
 import { TRANSITIONS } from '../../src/modules/session/session.machine.ts';
 import {
   ethWallet,
-  listenerOf,
+  followerOf,
   mine,
   type SessionFixture,
   type StepBody,
@@ -275,7 +275,7 @@ describe('a reverted payment', () => {
     expect((await tx.wait().catch(() => null))?.status ?? 0).toBe(0);
     expect((await step(s.session, 'signature_submitted', tx.hash)).step).toBe('processing');
 
-    const listener = listenerOf(f);
+    const listener = followerOf(f);
     let body: StepBody | undefined;
     for (let i = 0; i < 10 && body?.step !== 'reverted'; i++) {
       await listener.pass();

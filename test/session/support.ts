@@ -3,20 +3,22 @@
  * with freshly deployed routers and tokens, a merchant with a settlement wallet, and funded players.
  */
 import { JsonRpcProvider, parseEther, Wallet } from 'ethers';
+import { ChainClients } from '../../src/chains/clients.ts';
 import { contractAt } from '../../src/chains/contracts.ts';
+import type { LogScanOptions } from '../../src/chains/evm/index.ts';
 import { type NetworkFile, networkFileSchema } from '../../src/chains/networks.ts';
+import type { EntityManager } from '../../src/db/orm.ts';
 import {
   DEFAULT_DEV_TOKENS,
   type DevContracts,
   deployDevContracts,
   fundPlayers,
 } from '../../src/devstack/deploy.ts';
+import { evmSource } from '../../src/followers/evm-source.ts';
+import { createFollower, type TickResult } from '../../src/followers/follower.ts';
+import type { Consumer } from '../../src/followers/types.ts';
+import { sessionConsumer } from '../../src/modules/session/session.consumer.ts';
 import { Session } from '../../src/modules/session/session.entity.ts';
-import {
-  createListener,
-  type Listener,
-  type ListenerOptions,
-} from '../../src/modules/session/session.listener.ts';
 import { workerAnvil } from '../support/anvil.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
@@ -174,18 +176,85 @@ export async function sendWalletAction(
 /** A token contract bound to `runner`. */
 export const token = (address: string, runner: Wallet) => contractAt('TestToken', address, runner);
 
-/** This fixture's listener on `eth`, starting at the block the fixture's contracts were deployed in. */
-export function listenerOf(f: SessionFixture, options: ListenerOptions = {}): Listener {
-  return createListener(
-    {
-      fork: () => f.t.app.fork(),
-      chains: f.t.app.services.sessionChains,
-      config: f.t.app.config,
-      logger: f.t.app.logger,
+export interface FollowerTestOptions {
+  /** Wall clock of expiry and mining timeouts. */
+  now?: () => Date;
+  /** Log-scan tuning (small chunks make one tick many transactions). */
+  logs?: Partial<LogScanOptions>;
+  /** Runs inside every follower transaction, first (a throw rolls it back: a crash inside). */
+  fence?: (tx: EntityManager) => Promise<void>;
+  maxBlocksPerTick?: number;
+  /** Wraps the sessions consumer (tests make it fail at a chosen point). */
+  wrap?: (consumer: Consumer) => Consumer;
+}
+
+/** What one tick did to this fixture's sessions, observed in the database. */
+export interface PassResult extends TickResult {
+  /** Sessions that got a payment. */
+  payments: number;
+  completed: string[];
+  failed: string[];
+  /** Sessions whose payment was taken away by a reorganisation. */
+  reorged: string[];
+}
+
+/**
+ * This fixture's chain follower on `eth` with the sessions consumer, starting at the block the
+ * fixture's contracts were deployed in; `pass()` is one tick. Leadership is not under test here
+ * (no fence unless given): leadership.test.ts covers it.
+ */
+export function followerOf(f: SessionFixture, options: FollowerTestOptions = {}) {
+  const app = f.t.app;
+  const network = app.services.sessionChains.network('eth');
+  const clients = options.logs ? new ChainClients(app.logger, options.logs) : app.services.chainClients;
+  const follower = createFollower({
+    network,
+    source: evmSource(clients.evm(network), network),
+    consumers: [
+      (options.wrap ?? ((c: Consumer) => c))(
+        sessionConsumer(
+          {
+            chains: app.services.sessionChains,
+            config: app.config,
+            logger: app.logger,
+            startBlock: f.startBlock,
+            now: options.now,
+          },
+          network,
+        ),
+      ),
+    ],
+    fork: () => app.fork(),
+    fence: options.fence ?? (async () => {}),
+    logger: app.logger,
+    maxBlocksPerTick: options.maxBlocksPerTick,
+  });
+  const states = async () =>
+    new Map(
+      (
+        await app
+          .fork()
+          .execute<{ id: string; status: string; payment_id: string | null }[]>(
+            'select id, status, payment_id from sessions',
+          )
+      ).map((r) => [r.id, r]),
+    );
+  return {
+    async pass(): Promise<PassResult> {
+      const before = await states();
+      const tick = await follower.tick();
+      const after = await states();
+      const result: PassResult = { ...tick, payments: 0, completed: [], failed: [], reorged: [] };
+      for (const [id, now] of after) {
+        const was = before.get(id);
+        if (now.status === 'completed' && was?.status !== 'completed') result.completed.push(id);
+        if (now.status === 'failed' && was?.status !== 'failed') result.failed.push(id);
+        if (now.payment_id && now.payment_id !== was?.payment_id) result.payments++;
+        if (was?.payment_id && !now.payment_id) result.reorged.push(id);
+      }
+      return result;
     },
-    'eth',
-    { startBlock: f.startBlock, ...options },
-  );
+  };
 }
 
 /** Mines `n` empty blocks. */
@@ -203,7 +272,13 @@ export async function webhooksOf(f: SessionFixture, sessionId: string): Promise<
   return rows.map((r) => JSON.parse(r.body) as Record<string, unknown>);
 }
 
-/** The session row as operators see it. */
+/** The session row as operators see it, with the payment that pays it. */
 export async function sessionRow(f: SessionFixture, id: string) {
-  return f.t.app.fork().findOneOrFail(Session, { id });
+  const session = await f.t.app.fork().findOneOrFail(Session, { id }, { populate: ['payment'] });
+  return Object.assign(session, {
+    txHash: session.payment?.txHash ?? null,
+    blockHash: session.payment?.blockHash ?? null,
+    blockNumber: session.payment?.blockNumber ?? null,
+    paidRaw: session.payment?.amountRaw ?? null,
+  });
 }

@@ -6,6 +6,7 @@ import { Logger, run } from 'graphile-worker';
 import { deliverWebhookTask } from '../../daemons/deliver-webhook.ts';
 import { parseSecretsKey } from '../../src/config.ts';
 import { createOrm } from '../../src/db/orm.ts';
+import { PubSub } from '../../src/db/pubsub.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { WebhookService } from '../../src/modules/webhook/webhook.service.ts';
 
@@ -15,7 +16,7 @@ const webhooks = new WebhookService({
   secretsKey: parseSecretsKey(process.env.SECRETS_KEY!),
   allowPrivate: true,
   logger: createLogger('error'),
-  databaseUrl,
+  pubsub: new PubSub({ databaseUrl, logger: createLogger('error') }),
 });
 await run({
   connectionString: databaseUrl,

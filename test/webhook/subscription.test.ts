@@ -1,7 +1,7 @@
 import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { enqueueWebhook } from '../../src/modules/webhook/outbox.ts';
+import { deliveryTopic, enqueueWebhook } from '../../src/modules/webhook/outbox.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { merchantWithHook, startReceiver, webhookWorker } from './support.ts';
 
@@ -31,7 +31,7 @@ it('pushes every change of a delivery made by another worker (LISTEN/NOTIFY), fi
     webSocketImpl: WebSocket,
     connectionParams: { authorization: `Bearer ${token}` },
   });
-  const notifier = t.app.services.webhooks.notifier;
+  const pubsub = t.app.pubsub;
   try {
     const watched = await merchantWithHook(t, r.url);
     const other = await merchantWithHook(t, r.url);
@@ -45,7 +45,7 @@ it('pushes every change of a delivery made by another worker (LISTEN/NOTIFY), fi
         complete: () => {},
       },
     );
-    await until(() => notifier.subscribers === 1 && notifier.listening);
+    await until(() => pubsub.subscribers(deliveryTopic) === 1 && pubsub.listening);
 
     await enqueueWebhook(t.app.fork(), {
       merchantId: other.id,
@@ -88,8 +88,8 @@ it('pushes every change of a delivery made by another worker (LISTEN/NOTIFY), fi
     expect(seen).toHaveLength(3);
 
     stop();
-    // The last subscriber leaving closes the LISTEN connection.
-    await until(() => notifier.subscribers === 0 && !notifier.listening);
+    // The last subscriber leaving stops listening to the channel.
+    await until(() => pubsub.subscribers(deliveryTopic) === 0);
   } finally {
     await client.dispose();
     await worker.close();

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Logger, makeWorkerUtils, runOnce, type TaskList, type WorkerUtils } from 'graphile-worker';
 import { deliverWebhookTask } from '../../daemons/deliver-webhook.ts';
 import { sweepWebhooksTask } from '../../daemons/sweep-webhooks.ts';
+import { PubSub } from '../../src/db/pubsub.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import type { DeliverOutcome } from '../../src/modules/webhook/delivery.ts';
 import { WebhookService, type WebhookServiceOptions } from '../../src/modules/webhook/webhook.service.ts';
@@ -105,11 +106,13 @@ const quietGraphile = new Logger(() => () => {});
  */
 export async function webhookWorker(t: TestApp, options: Partial<WebhookServiceOptions> = {}) {
   const clock = manualClock();
+  // Its own publish/subscribe: notices cross between it and the API as between two processes.
+  const pubsub = new PubSub({ databaseUrl: t.config.databaseUrl!, logger: createLogger('error') });
   const service = new WebhookService({
     secretsKey: t.config.secretsKey!,
     allowPrivate: true,
     logger: createLogger('error'),
-    databaseUrl: t.config.databaseUrl,
+    pubsub,
     now: clock.now,
     ...options,
   });
@@ -161,7 +164,7 @@ export async function webhookWorker(t: TestApp, options: Partial<WebhookServiceO
     },
     async close() {
       await utils.release();
-      await service.close();
+      await pubsub.close();
     },
   };
 }

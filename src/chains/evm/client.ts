@@ -3,7 +3,7 @@ import type { NetworkConfig } from '../networks.ts';
 import { type BlockHeader, type ChainLogger, silentLogger, type TxState } from '../types.ts';
 import { encodeApprove } from './abi.ts';
 import { type BlockRef, getBlockHeader, getBlockHeaders, getBlockNumber } from './blocks.ts';
-import type { EvmLog, LogRange } from './logs-parse.ts';
+import type { EvmLog, LogFilter, LogRange } from './logs-parse.ts';
 import { createLogScanner, type LogChunk, type LogScanOptions } from './logs-scan.ts';
 import { type BlockTag, createContractReader, type ReadCall, type ReadResult } from './reads.ts';
 import type { EndpointHealth } from './rpc/endpoints.ts';
@@ -37,6 +37,8 @@ export interface EvmClient {
   getLogs(range: LogRange): Promise<EvmLog[]>;
   /** Adaptive chunks over the range, in order; checkpoint after each. */
   scanLogs(range: LogRange): AsyncGenerator<LogChunk>;
+  /** The filter's logs of each block named by hash, in one batch (exactly those blocks, EIP-234). */
+  getLogsByBlockHashes(filter: LogFilter, hashes: readonly string[]): Promise<EvmLog[][]>;
   /** Batched ERC-20/native reads, one result per call (see reads.ts). */
   read(calls: readonly ReadCall[], options?: { blockTag?: BlockTag }): Promise<ReadResult[]>;
   getNativeBalance(owner: string): Promise<bigint>;
@@ -91,6 +93,7 @@ export function createEvmClient({ network, logger = silentLogger, rpc, logs }: E
     getBlockHeaders: (numbers) => guard('eth_getBlockByNumber', () => getBlockHeaders(transport, numbers)),
     getLogs: (range) => scanner.getLogs(range),
     scanLogs: (range) => scanner.scan(range),
+    getLogsByBlockHashes: (filter, hashes) => scanner.byBlockHashes(filter, hashes),
     read: (calls, options) => guard('contract read', () => reader.read(calls, options)),
     async getNativeBalance(owner) {
       const [result] = await guard('eth_getBalance', () => reader.read([{ kind: 'nativeBalance', owner }]));

@@ -50,6 +50,11 @@ export interface LogScanner {
   getLogs(range: LogRange): Promise<EvmLog[]>;
   /** Chunks covering [fromBlock, toBlock] in order; empty chunks are yielded too (checkpoints). */
   scan(range: LogRange): AsyncGenerator<LogChunk>;
+  /**
+   * The filter's logs of exact blocks, by block hash (EIP-234), one JSON-RPC batch: each answer belongs
+   * to the very block asked for, so logs and headers can never come from two different forks.
+   */
+  byBlockHashes(filter: LogFilter, hashes: readonly string[]): Promise<EvmLog[][]>;
   /** Current chunk size, kept between scans so a follower does not relearn the provider's limit. */
   rangeSize(): number;
 }
@@ -131,6 +136,25 @@ export function createLogScanner(params: {
       }
     },
     scan,
+    async byBlockHashes(filter, hashes) {
+      if (hashes.length === 0) return [];
+      const { fromBlock: _from, toBlock: _to, ...params } = logParams(filter, 0, 0);
+      const outcomes = await transport.batch(
+        hashes.map((blockHash) => ({ method: 'eth_getLogs', params: [{ ...params, blockHash }] })),
+        { timeoutMs: o.queryTimeoutMs },
+      );
+      return outcomes.map((outcome, i) => {
+        if (!outcome.ok) throw asAppError(outcome.error, transport.networkId);
+        if (!Array.isArray(outcome.result))
+          throw unavailable(`network ${transport.networkId}: eth_getLogs did not return a list`);
+        const logs = outcome.result.map(parseLog).sort(byChainOrder);
+        // A node that answers for another block than the one named is not to be believed.
+        if (logs.some((l) => l.blockHash.toLowerCase() !== hashes[i]!.toLowerCase())) {
+          throw unavailable(`network ${transport.networkId}: eth_getLogs answered for another block`);
+        }
+        return logs;
+      });
+    },
     rangeSize: () => size,
   };
 }

@@ -1,10 +1,11 @@
 import { BlockList, isIP } from 'node:net';
 import type { NetworkRegistry } from '../../chains/registry.ts';
 import type { EntityManager } from '../../db/orm.ts';
+import { publish } from '../../db/pubsub.ts';
 import { AppError, notFound, validation } from '../../errors.ts';
 import { encryptSecret } from '../../lib/crypto.ts';
 import { newId, newSecret } from '../../lib/ids.ts';
-import { ApiKey } from '../auth/auth.entity.ts';
+import { ApiKey, credentialsChanged } from '../auth/auth.entity.ts';
 import { assertPublicUrl } from '../webhook/ssrf.ts';
 import { AllowedIp, Merchant, SettlementWallet } from './merchant.entity.ts';
 
@@ -101,7 +102,7 @@ export class MerchantService {
     if (!key) throw notFound('API key');
     if (!key.revokedAt || key.revokedAt > at) key.revokedAt = at;
     await em.flush();
-    this.deps.onCredentialsChanged(key.merchant.id);
+    await this.credentialsChanged(em, key.merchant.id);
     return key;
   }
 
@@ -136,6 +137,12 @@ export class MerchantService {
     return wallet;
   }
 
+  /** This process forgets the merchant's cached credentials now; every other process on the notification. */
+  private async credentialsChanged(em: EntityManager, merchantId: string): Promise<void> {
+    this.deps.onCredentialsChanged(merchantId);
+    await publish(em, credentialsChanged, [{ merchantId }]);
+  }
+
   /** Networks the merchant has a settlement wallet on (cached briefly: a hot path of every session read). */
   async walletNetworks(em: EntityManager, merchantId: string): Promise<Set<string>> {
     const cached = this.walletNetworksCache.get(merchantId);
@@ -161,6 +168,7 @@ export class MerchantService {
     await em.transactional(async (tx) => {
       await tx.nativeDelete(AllowedIp, { merchant: merchantId });
       for (const cidr of cidrs) tx.create(AllowedIp, { merchant: merchantId, cidr });
+      await publish(tx, credentialsChanged, [{ merchantId }]);
     });
     this.deps.onCredentialsChanged(merchantId);
     return this.allowlist(em, merchantId);

@@ -1,9 +1,9 @@
 import { Interface } from 'ethers';
+import type { ChainClients } from '../../chains/clients.ts';
 import { abi } from '../../chains/contracts.ts';
-import { createEvmClient, type EvmClient, type LogScanOptions } from '../../chains/evm/index.ts';
+import type { EvmClient } from '../../chains/evm/index.ts';
 import type { NetworkConfig, TokenConfig } from '../../chains/networks.ts';
 import type { NetworkRegistry } from '../../chains/registry.ts';
-import type { ChainLogger } from '../../chains/types.ts';
 import { AppError, unsupported } from '../../errors.ts';
 
 /** The router's ABI: `pay(...)` calldata and the `Payment` event the listener follows. */
@@ -13,18 +13,11 @@ export const PAYMENT_TOPIC = PAYMENT_ROUTER.getEvent('Payment')!.topicHash;
 /** A network deposit sessions can run on: EVM with a payment router. */
 export type SessionNetwork = NetworkConfig & { contracts: { paymentRouter: string } };
 
-/**
- * The chains as the session module sees them: one EVM client per network, created on first use and
- * shared by the API and the listener of this process.
- */
+/** The chains as the session module sees them: the networks with a payment router, and their clients. */
 export class SessionChains {
-  private readonly clients = new Map<string, EvmClient>();
-
   constructor(
     private readonly networks: NetworkRegistry,
-    private readonly logger: ChainLogger,
-    /** Log-scan tuning for every client (tests and benches force small chunks). */
-    private readonly logs?: Partial<LogScanOptions>,
+    private readonly clients: ChainClients,
   ) {}
 
   /** Networks with a payment router, in configuration order. */
@@ -48,12 +41,7 @@ export class SessionChains {
   }
 
   client(network: SessionNetwork): EvmClient {
-    let client = this.clients.get(network.id);
-    if (!client) {
-      client = createEvmClient({ network, logger: this.logger, logs: this.logs });
-      this.clients.set(network.id, client);
-    }
-    return client;
+    return this.clients.evm(network);
   }
 
   /** Balances of `owner` for every listed token; null where the read failed (not an ERC-20 here). */

@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { Payment } from '../ledger/payment.entity.ts';
 import { Merchant } from '../merchant/merchant.entity.ts';
 
 /** Steps of the session step machine (section 3.2). */
@@ -16,6 +17,17 @@ export const STEPS = [
 ] as const;
 export type Step = (typeof STEPS)[number];
 
+/** A coin of the picker as read from the chain when the step was entered (base units as strings). */
+export interface SessionView {
+  offers?: {
+    symbol: string;
+    balance: string | null;
+    disabled?: 'insufficient_balance' | 'not_supported' | 'precision';
+  }[];
+  /** The wallet's balance of the chosen coin (enter_amount). */
+  balance?: string;
+}
+
 /** Order status of a deposit session (section 3.1). */
 export const ORDER_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
@@ -23,8 +35,9 @@ export type OrderStatus = (typeof ORDER_STATUSES)[number];
 /**
  * A deposit session. Prefilled values (what init sent) and chosen values (what the player picked, or
  * the prefill copied over) are kept apart: `change_wallet` keeps a prefilled coin and forgets a chosen
- * one. The payment the listener accepted is recorded with its block hash so a reorganisation is
- * noticed before the session completes.
+ * one. The payment that pays it is a row of the payments ledger; the unique `payment` column lets one
+ * on-chain transfer pay at most one session. Every change goes through `transitionSessions`
+ * (session.transition.ts), guarded by `version`.
  */
 export const SessionSchema = defineEntity({
   name: 'Session',
@@ -62,13 +75,17 @@ export const SessionSchema = defineEntity({
     /** The payment transaction the session reported (`signature_submitted`). */
     reportedTxHash: p.string().length(66).nullable().index(),
     reportedAt: p.datetime().nullable(),
-    /** The accepted payment, as the listener found it. */
-    txHash: p.string().length(66).nullable(),
-    blockNumber: p.bigint('number').nullable(),
-    blockHash: p.string().length(66).nullable(),
-    logIndex: p.integer().nullable(),
-    payer: p.string().length(42).nullable(),
-    paidRaw: p.string().length(80).nullable(),
+    /**
+     * Where the payment must go: the merchant's settlement wallet of the network when the session got
+     * its network, lowercase. Matching compares with this, never with today's wallet.
+     */
+    payee: p.string().length(42).nullable(),
+    /** The ledger row that pays this session; unique, so one transfer pays one session at most. */
+    payment: () => p.manyToOne(Payment).nullable().unique().deleteRule('restrict'),
+    /** What the current step shows from the chain (coin balances), read when the step was entered. */
+    view: p.json<SessionView>().nullable(),
+    /** Bumped by every change: a step computed from an older version is refused and recomputed. */
+    version: p.integer().default(0),
     failureReason: p.string().length(64).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
@@ -80,25 +97,3 @@ export const SessionSchema = defineEntity({
 });
 export class Session extends SessionSchema.class {}
 SessionSchema.setClass(Session);
-
-/**
- * How far the listener of one network has scanned the payment router's events. Advanced in the same
- * transaction as the settlements found in the scanned blocks, so a crash loses and repeats nothing.
- */
-export const ListenerCheckpointSchema = defineEntity({
-  name: 'ListenerCheckpoint',
-  tableName: 'listener_checkpoints',
-  properties: {
-    network: p.string().length(32).primary(),
-    /** Last block whose logs are fully processed. */
-    blockNumber: p.bigint('number'),
-    /** Hash of that block, to notice a reorganisation under the checkpoint. */
-    blockHash: p.string().length(66),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
-  },
-});
-export class ListenerCheckpoint extends ListenerCheckpointSchema.class {}
-ListenerCheckpointSchema.setClass(ListenerCheckpoint);

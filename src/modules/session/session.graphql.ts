@@ -5,6 +5,7 @@ import { pageRef } from '../../graphql/pagination.ts';
 import type { Session } from './session.entity.ts';
 import { ORDER_STATUSES } from './session.entity.ts';
 import { initRequest, statusRequest, stepRequest } from './session.schemas.ts';
+import { sessionChanged } from './session.transition.ts';
 import type { Component, StepOption, StepResponse, WalletAction } from './session.view.ts';
 
 /** Deposit sessions: the cashier operations (merchants over REST, operators naming a merchant) and listings. */
@@ -81,8 +82,16 @@ const SessionRef = builder.objectRef<Session>('DepositSession').implement({
     expiresAt: t.expose('expiresAt', { type: 'DateTime' }),
     approvalTxHash: t.exposeString('approvalTxHash', { nullable: true }),
     reportedTxHash: t.exposeString('reportedTxHash', { nullable: true }),
-    txHash: t.exposeString('txHash', { nullable: true, description: 'The accepted payment transaction.' }),
-    blockNumber: t.int({ nullable: true, resolve: (s) => s.blockNumber ?? null }),
+    payee: t.exposeString('payee', {
+      nullable: true,
+      description: 'The wallet the payment must reach, pinned when the session got its network.',
+    }),
+    txHash: t.string({
+      nullable: true,
+      description: 'The transaction of the payment that pays this session.',
+      resolve: (s) => s.payment?.txHash ?? null,
+    }),
+    blockNumber: t.int({ nullable: true, resolve: (s) => s.payment?.blockNumber ?? null }),
     failureReason: t.exposeString('failureReason', { nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
@@ -190,5 +199,25 @@ builder.mutationFields((t) => ({
     args: { merchantId: t.arg.id(MERCHANT_ARG), input: t.arg({ type: StepInput, required: true }) },
     resolve: (_, { merchantId, input }, ctx) =>
       ctx.services.sessions.step(ctx.em, merchantScope(ctx, merchantId && String(merchantId)), input),
+  }),
+}));
+
+builder.subscriptionFields((t) => ({
+  sessionChanged: t.field({
+    type: SessionRef,
+    description:
+      'The session after each committed change (a player action, a payment found, confirmed or lost, expiry), made by any process.',
+    args: { merchantId: t.arg.id(), id: t.arg.id() },
+    subscribe: (_, args, ctx) => {
+      requireOperator(ctx);
+      const merchantId = args.merchantId ? String(args.merchantId) : null;
+      const id = args.id ? String(args.id) : null;
+      return ctx.services.pubsub.updates(
+        sessionChanged,
+        (n) => (!merchantId || n.merchantId === merchantId) && (!id || n.id === id),
+      );
+    },
+    // The notice names the session; the row is read fresh, after the commit that announced it.
+    resolve: (notice, _, ctx) => ctx.services.sessions.get(ctx.em.fork(), null, notice.id),
   }),
 }));

@@ -2,117 +2,111 @@ import type { EvmLog } from '../../chains/evm/index.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { parseUnits } from '../../money.ts';
-import { SettlementWallet } from '../merchant/merchant.entity.ts';
+import type { LedgerEntry } from '../ledger/ledger.ts';
 import { PAYMENT_ROUTER, PAYMENT_TOPIC, type SessionNetwork } from './session.chain.ts';
-import { Session } from './session.entity.ts';
-import { type AcceptedPayment, recordPayments } from './session.settle.ts';
+import { type FollowedSession, SNAPSHOT_COLUMNS, type SnapshotRow, snapshotOf } from './session.snapshot.ts';
+import { type SessionChange, transitionSessions } from './session.transition.ts';
 
-/** A router `Payment` event, decoded. */
-export interface PaymentEvent {
-  orderRef: string;
-  token: string;
-  payer: string;
-  merchant: string;
-  amount: bigint;
-  log: EvmLog;
-}
+/**
+ * From router `Payment` logs to ledger rows, and from unclaimed ledger rows to the sessions they pay
+ * (D5). A payment pays the session whose `order_ref` it carries; failing that, the session that
+ * reported its transaction first, but only when no session at all carries its `order_ref`. The
+ * payment must match the session's token, pinned payee and amount. The claim itself is the unique
+ * `sessions.payment_id`: the database, not this code, makes one transfer pay one session.
+ */
 
-/** Decodes the router's `Payment` logs; anything else (other events, removed logs) is skipped. */
-export function decodePayments(network: SessionNetwork, logs: readonly EvmLog[]): PaymentEvent[] {
+/** Decodes the router's `Payment` logs into ledger entries; anything else is skipped. */
+export function paymentEntries(network: SessionNetwork, logs: readonly EvmLog[]): LedgerEntry[] {
   const router = network.contracts.paymentRouter.toLowerCase();
-  const events: PaymentEvent[] = [];
+  const entries: LedgerEntry[] = [];
   for (const log of logs) {
     if (log.removed || log.address.toLowerCase() !== router || log.topics[0] !== PAYMENT_TOPIC) continue;
     const parsed = PAYMENT_ROUTER.parseLog({ topics: log.topics, data: log.data });
     if (!parsed) continue;
-    events.push({
-      orderRef: String(parsed.args.orderRef).toLowerCase(),
+    entries.push({
+      txHash: log.transactionHash.toLowerCase(),
+      logIndex: log.logIndex,
+      blockNumber: log.blockNumber,
+      blockHash: log.blockHash,
+      kind: 'router_payment',
       token: String(parsed.args.token).toLowerCase(),
       payer: String(parsed.args.payer).toLowerCase(),
-      merchant: String(parsed.args.merchant).toLowerCase(),
-      amount: parsed.args.amount as bigint,
-      log,
+      recipient: String(parsed.args.merchant).toLowerCase(),
+      amountRaw: parsed.args.amount as bigint,
+      orderRef: String(parsed.args.orderRef).toLowerCase(),
     });
   }
-  return events;
+  return entries;
+}
+
+interface Candidate extends SnapshotRow {
+  rule: 'order_ref' | 'reported';
+  payment_id: string;
+  payment_token: string;
+  payment_recipient: string;
+  payment_amount: string;
+  payment_tx: string;
 }
 
 /**
- * Matches payments to sessions by `order_ref`, falling back to the transaction hash the session
- * reported, and records each acceptable one (D5: token, settlement wallet, network and amount at
- * least the session's). Runs inside the caller's transaction. Returns how many were recorded.
+ * Open sessions without a payment, each with the unclaimed ledger rows that may pay it: by
+ * `order_ref` first, then by reported transaction (first report first).
  */
-export async function acceptPayments(
-  em: EntityManager,
-  network: SessionNetwork,
-  logs: readonly EvmLog[],
-  logger: Pick<Logger, 'warn' | 'debug'>,
-): Promise<number> {
-  const events = decodePayments(network, logs);
-  if (events.length === 0) return 0;
-  const sessions = await em.find(Session, {
-    network: network.id,
-    $or: [
-      { orderRef: { $in: [...new Set(events.map((e) => e.orderRef))] } },
-      { reportedTxHash: { $in: [...new Set(events.map((e) => e.log.transactionHash.toLowerCase()))] } },
-    ],
-  });
-  if (sessions.length === 0) return 0;
-  const byRef = new Map(sessions.map((s) => [s.orderRef, s]));
-  const byReported = new Map(sessions.filter((s) => s.reportedTxHash).map((s) => [s.reportedTxHash!, s]));
-  const wallets = await em.find(SettlementWallet, {
-    network: network.id,
-    merchant: { $in: [...new Set(sessions.map((s) => s.merchant.id))] },
-  });
-  const walletOf = new Map(wallets.map((w) => [w.merchant.id, w.address.toLowerCase()]));
+const CANDIDATES = `
+  with open as (
+    select * from sessions s where s.network = ? and s.status in ('pending', 'processing') and s.payment_id is null
+  )
+  select * from (
+    select 'order_ref' as rule, p.id as payment_id, p.token as payment_token, p.recipient as payment_recipient,
+           p.amount_raw::text as payment_amount, p.tx_hash as payment_tx, p.block_number, p.log_index, ${SNAPSHOT_COLUMNS}
+      from open s join payments p on p.order_ref = s.order_ref and p.network = s.network
+     where not exists (select 1 from sessions c where c.payment_id = p.id)
+    union all
+    select 'reported', p.id, p.token, p.recipient, p.amount_raw::text, p.tx_hash, p.block_number, p.log_index, ${SNAPSHOT_COLUMNS}
+      from open s join payments p on p.tx_hash = s.reported_tx_hash and p.network = s.network
+     where not exists (select 1 from sessions c where c.payment_id = p.id)
+       and not exists (select 1 from sessions r where r.order_ref = p.order_ref)
+  ) c
+  order by c.rule, c.reported_at nulls last, c.id, c.block_number, c.log_index`;
 
-  // At most one payment per session: the one it already has (seen again), else the first in chain order.
-  const chosen = new Map<string, AcceptedPayment & { sessionId: string }>();
-  for (const e of events) {
-    const txHash = e.log.transactionHash.toLowerCase();
-    const session = byRef.get(e.orderRef) ?? byReported.get(txHash);
-    if (!session) continue;
-    const why = mismatch(network, session, e, walletOf.get(session.merchant.id));
+/** Claims every unclaimed payment that pays an open session; returns the sessions now paid. */
+export async function claimPayments(
+  tx: EntityManager,
+  network: SessionNetwork,
+  logger: Pick<Logger, 'debug'>,
+): Promise<string[]> {
+  const rows = await tx.execute<Candidate[]>(CANDIDATES, [network.id]);
+  if (rows.length === 0) return [];
+  const sessionsDone = new Set<string>();
+  const paymentsDone = new Set<string>();
+  const changes: SessionChange[] = [];
+  for (const row of rows) {
+    if (sessionsDone.has(row.id) || paymentsDone.has(row.payment_id)) continue;
+    const session = snapshotOf(row);
+    const why = mismatch(network, session, row);
     if (why) {
-      logger.debug?.('payment ignored for session', { session: session.id, tx: txHash, why });
+      logger.debug('payment does not pay the session', { session: session.id, tx: row.payment_tx, why });
       continue;
     }
-    if (session.status === 'failed' || session.status === 'completed') {
-      if (session.txHash !== txHash) {
-        logger.warn('payment for a settled session', {
-          session: session.id,
-          tx: txHash,
-          status: session.status,
-        });
-      }
-      continue;
-    }
-    const previous = chosen.get(session.id);
-    if (previous && (previous.txHash === session.txHash || session.txHash !== txHash)) continue;
-    chosen.set(session.id, {
-      sessionId: session.id,
-      txHash,
-      blockNumber: e.log.blockNumber,
-      blockHash: e.log.blockHash,
-      logIndex: e.log.logIndex,
-      payer: e.payer,
-      paidRaw: e.amount,
+    sessionsDone.add(row.id);
+    paymentsDone.add(row.payment_id);
+    changes.push({
+      kind: 'payment_found',
+      session,
+      set: { status: 'processing', step: 'processing', paymentId: Number(row.payment_id) },
     });
   }
-  return (await recordPayments(em, [...chosen.values()])).length;
+  const applied = await transitionSessions(tx, changes);
+  return [...applied];
 }
 
-/** Why a payment does not pay this session (D5), or null when it does. */
-function mismatch(
-  network: SessionNetwork,
-  session: Session,
-  e: PaymentEvent,
-  settlementWallet: string | undefined,
-): string | null {
+/** Why a ledger row does not pay this session (D5), or null when it does. */
+function mismatch(network: SessionNetwork, session: FollowedSession, row: Candidate): string | null {
   const token = network.tokens.find((t) => t.symbol === session.token);
   if (!token || !session.amount) return 'session has no coin or amount yet';
-  if (token.address.toLowerCase() !== e.token) return 'another token';
-  if (!settlementWallet || settlementWallet !== e.merchant) return 'another recipient';
-  if (e.amount < parseUnits(session.amount, token.decimals)) return 'less than the session amount';
+  if (token.address.toLowerCase() !== row.payment_token) return 'another token';
+  if (!session.payee || session.payee !== row.payment_recipient) return 'another recipient';
+  if (BigInt(row.payment_amount) < parseUnits(session.amount, token.decimals))
+    return 'less than the session amount';
   return null;
 }

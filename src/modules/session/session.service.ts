@@ -1,20 +1,21 @@
-import { LockMode } from '@mikro-orm/core';
 import { keccak256, toUtf8Bytes } from 'ethers';
 import type { Config } from '../../config.ts';
 import type { EntityManager } from '../../db/orm.ts';
+import { afterCursor, pageOf } from '../../db/pagination.ts';
 import { type SqlPool, statement } from '../../db/sql.ts';
-import { AppError, notFound, validation } from '../../errors.ts';
-import { afterCursor, pageOf } from '../../graphql/pagination.ts';
+import { AppError, notFound, unavailable, validation } from '../../errors.ts';
 import { newId } from '../../lib/ids.ts';
-import { AmountError, formatUnits, parseUnits } from '../../money.ts';
+import { parseUnits } from '../../money.ts';
 import { SettlementWallet } from '../merchant/merchant.entity.ts';
 import type { MerchantService } from '../merchant/merchant.service.ts';
+import { canonicalAmount } from './session.amount.ts';
 import type { SessionChains, SessionNetwork } from './session.chain.ts';
-import { Session } from './session.entity.ts';
+import { Session, type SessionView } from './session.entity.ts';
 import { normaliseLanguage } from './session.i18n.ts';
 import { startStep } from './session.machine.ts';
 import type { InitRequest, StepRequest } from './session.schemas.ts';
-import { applyAction } from './session.steps.ts';
+import { planAction, type StepDeps } from './session.steps.ts';
+import { type SessionSnapshot, transitionSessions } from './session.transition.ts';
 import {
   type CoinOffer,
   renderStep,
@@ -29,7 +30,7 @@ export const orderRefOf = (sessionId: string): string => keccak256(toUtf8Bytes(s
 /** The status read (every poll of every open session): only what rendering needs, by primary key. */
 const statusRead = statement(
   'session_status',
-  `SELECT id, step, language, network, token, amount, wallet, deadline, order_ref
+  `SELECT id, step, language, network, token, amount, wallet, deadline, order_ref, payee, view
      FROM sessions WHERE id = $1 AND merchant_id = $2`,
 );
 
@@ -44,6 +45,8 @@ interface StatusRow extends Record<string, unknown> {
   /** int8 arrives as a string. */
   deadline: string | null;
   order_ref: string;
+  payee: string | null;
+  view: SessionView | null;
 }
 
 /** Filter of the operators' `sessions` query. */
@@ -59,7 +62,7 @@ export interface SessionFilter {
  * and operator GraphQL call these. Chain changes (payment seen, confirmed, reverted, expired) are the
  * listener's (session.listener.ts).
  */
-export class SessionService {
+export class SessionService implements StepDeps {
   constructor(
     readonly deps: {
       config: Pick<Config, 'sessionTtlMinutes'>;
@@ -70,6 +73,10 @@ export class SessionService {
       now?: () => Date;
     },
   ) {}
+
+  get chains(): SessionChains {
+    return this.deps.chains;
+  }
 
   /** Wall-clock now (injectable for tests). */
   clock(): Date {
@@ -93,6 +100,7 @@ export class SessionService {
       network: prefill.network,
       token: prefill.token,
       amount: prefill.amount,
+      payee: prefill.payee,
       step: startStep(prefill),
       status: 'pending' as const,
       orderRef: orderRefOf(id),
@@ -125,7 +133,9 @@ export class SessionService {
 
   /** The session of this merchant, or 404 (another merchant's id looks missing, section 5.1 rule 7). */
   async get(em: EntityManager, merchantId: string | null, id: string): Promise<Session> {
-    const session = await em.findOne(Session, merchantId ? { id, merchant: merchantId } : { id });
+    const session = await em.findOne(Session, merchantId ? { id, merchant: merchantId } : { id }, {
+      populate: ['payment'],
+    });
     if (!session) throw notFound('session');
     return session;
   }
@@ -148,23 +158,29 @@ export class SessionService {
       wallet: row.wallet,
       deadline: row.deadline === null ? null : Number(row.deadline),
       orderRef: row.order_ref,
+      payee: row.payee,
+      view: row.view,
     };
     return this.render(em, merchantId, state);
   }
 
-  /** Submits one action (section 4.4), with the session row locked so two submits never interleave. */
+  /**
+   * Submits one action (section 4.4). The action is planned from the session as read, reading the
+   * chain with no row locked, then written in a short transaction guarded by the version it was
+   * planned from. When another action or the follower changed the session in between, it is planned
+   * again from the fresh row (where it may no longer belong: then `invalid_action`, as if serialised).
+   */
   async step(em: EntityManager, merchantId: string, input: StepRequest): Promise<StepResponse> {
-    const session = await em.transactional(async (tx) => {
-      const locked = await tx.findOne(
-        Session,
-        { id: input.session, merchant: merchantId },
-        { lockMode: LockMode.PESSIMISTIC_WRITE },
+    for (let attempt = 1; ; attempt++) {
+      const session = await this.get(em.fork(), merchantId, input.session);
+      const plan = await planAction(this, em, session, input.action, input.value ?? '');
+      if (!plan) return this.render(em, merchantId, session);
+      const applied = await em.transactional((tx) =>
+        transitionSessions(tx, [{ kind: 'step', session: snapshotOf(session), set: plan }]),
       );
-      if (!locked) throw notFound('session');
-      await applyAction(this, tx, locked, input.action, input.value ?? '');
-      return locked;
-    });
-    return this.render(em, merchantId, session);
+      if (applied.has(session.id)) return this.render(em, merchantId, { ...session, ...plan });
+      if (attempt >= STEP_ATTEMPTS) throw unavailable('the session is changing too fast; retry shortly');
+    }
   }
 
   /** Operators' listing, newest first, keyset-paginated by (created_at, id). */
@@ -178,26 +194,22 @@ export class SessionService {
     const rows = await em.find(Session, where, {
       orderBy: { createdAt: 'desc', id: 'desc' },
       limit: first + 1,
+      populate: ['payment'],
     });
     return pageOf(rows, first);
   }
 
-  /** The StepResponse of a session, with whatever chain state its step shows. */
+  /** The StepResponse of a session, from the database alone (the chain values its step shows were stored). */
   async render(em: EntityManager, merchantId: string, session: SessionState): Promise<StepResponse> {
     const inputs: ViewInputs = {};
     if (session.step === 'network_select') inputs.networks = await this.offeredNetworks(em, merchantId);
     if (session.network) {
       const network = this.deps.chains.network(session.network);
       inputs.network = network;
-      if (session.step === 'token_select' && session.wallet)
-        inputs.offers = await this.coinOffers(network, session);
-      if (session.step === 'enter_amount' && session.wallet && session.token) {
-        const token = this.deps.chains.token(network, session.token);
-        inputs.balance = (await this.deps.chains.balances(network, [token], session.wallet))[0] ?? undefined;
-      }
-      if (session.step === 'awaiting_payment') {
-        inputs.merchantWallet = await this.settlementWallet(em, merchantId, network);
-      }
+      if (session.step === 'token_select') inputs.offers = storedOffers(network, session.view);
+      if (session.step === 'enter_amount' && session.view?.balance !== undefined)
+        inputs.balance = BigInt(session.view.balance);
+      if (session.step === 'awaiting_payment' && session.payee) inputs.merchantWallet = session.payee;
     }
     return renderStep(session, inputs);
   }
@@ -216,7 +228,10 @@ export class SessionService {
   }
 
   /** The coin picker: every token with the wallet's balance; unusable ones disabled with a reason. */
-  async coinOffers(network: SessionNetwork, session: SessionState): Promise<CoinOffer[]> {
+  async coinOffers(
+    network: SessionNetwork,
+    session: Pick<Session, 'wallet' | 'amount'>,
+  ): Promise<CoinOffer[]> {
     const balances = await this.deps.chains.balances(network, network.tokens, session.wallet!);
     return network.tokens.map((token, i): CoinOffer => {
       const balance = balances[i] ?? null;
@@ -238,27 +253,19 @@ export class SessionService {
     if (input.token && !input.network) throw validation('token: requires network');
     let network: SessionNetwork | undefined;
     let decimals: number | undefined;
+    let payee: string | null = null;
     if (input.network) {
       network = this.deps.chains.network(input.network);
-      await this.settlementWallet(em, merchantId, network);
+      // The payee is pinned now: a wallet change while the session is open cannot redirect its payment.
+      payee = (await this.settlementWallet(em, merchantId, network)).toLowerCase();
     }
     if (network && input.token) decimals = this.deps.chains.token(network, input.token).decimals;
     return {
+      payee,
       network: network?.id ?? null,
       token: input.token ?? null,
       amount: input.amount ? canonicalAmount(input.amount, decimals) : null,
     };
-  }
-}
-
-/** Canonical decimal (D3); with `decimals`, refuses more fractional digits than the token has. */
-export function canonicalAmount(value: string, decimals?: number): string {
-  const digits = decimals ?? (value.includes('.') ? value.length - value.indexOf('.') - 1 : 0);
-  try {
-    return formatUnits(parseUnits(value, digits), digits);
-  } catch (error) {
-    if (error instanceof AmountError) throw validation(`amount: ${error.message.replace(/^"[^"]*" /, '')}`);
-    throw error;
   }
 }
 
@@ -276,4 +283,39 @@ function sameParameters(
   b: Pick<Session, (typeof PARAMETERS)[number]>,
 ) {
   return PARAMETERS.every((key) => (a[key] ?? null) === (b[key] ?? null));
+}
+
+/** Attempts of one action before a session that keeps changing answers 503. */
+const STEP_ATTEMPTS = 3;
+
+function snapshotOf(s: Session): SessionSnapshot {
+  return {
+    id: s.id,
+    merchantId: s.merchant.id,
+    version: s.version,
+    status: s.status,
+    step: s.step,
+    network: s.network ?? null,
+    token: s.token ?? null,
+    amount: s.amount ?? null,
+    playerId: s.playerId ?? null,
+    externalOrderId: s.externalOrderId ?? null,
+    callbackUrl: s.callbackUrl ?? null,
+    orderRef: s.orderRef,
+  };
+}
+
+/** The picker as stored when the step was entered; a token no longer configured is left out. */
+function storedOffers(network: SessionNetwork, view: SessionView | null | undefined): CoinOffer[] {
+  return (view?.offers ?? []).flatMap((o) => {
+    const token = network.tokens.find((t) => t.symbol === o.symbol);
+    if (!token) return [];
+    return [
+      {
+        token,
+        balance: o.balance === null ? null : BigInt(o.balance),
+        ...(o.disabled ? { disabled: o.disabled } : {}),
+      },
+    ];
+  });
 }

@@ -1,11 +1,12 @@
 import { decodeApprove } from '../../chains/evm/index.ts';
 import type { TokenConfig } from '../../chains/networks.ts';
 import type { EntityManager } from '../../db/orm.ts';
-import { AppError, isAppError, validation } from '../../errors.ts';
+import { AppError, validation } from '../../errors.ts';
 import { evmAddress, formatIssues, positiveAmount, txHash } from '../../lib/validation.ts';
 import { formatUnits, parseUnits } from '../../money.ts';
-import type { SessionNetwork } from './session.chain.ts';
-import type { Session } from './session.entity.ts';
+import { canonicalAmount } from './session.amount.ts';
+import type { SessionChains, SessionNetwork } from './session.chain.ts';
+import type { Session, SessionView, Step } from './session.entity.ts';
 import {
   type Action,
   changeWalletResets,
@@ -14,23 +15,40 @@ import {
   transitionFor,
   type ValueKind,
 } from './session.machine.ts';
-import { canonicalAmount, type SessionService } from './session.service.ts';
+import type { SessionFields } from './session.transition.ts';
+import type { CoinOffer } from './session.view.ts';
 
 /**
- * The actions of the step machine. `applyAction` checks the transition table first (rule 5), then the
- * value's shape, then runs the action, which may read the chain. It mutates the locked session row;
- * the caller's transaction writes it.
+ * The actions of the step machine. `planAction` checks the transition table first (rule 5), then the
+ * value's shape, then runs the action, which may read the chain and the ledger. It changes nothing:
+ * it returns the fields to write, and the caller writes them through the transition function,
+ * guarded by the version it read. No row is locked while the chain is read.
  */
+
+/** What the actions need from the session service. */
+export interface StepDeps {
+  chains: SessionChains;
+  clock(): Date;
+  /** Networks the merchant can take a session deposit on. */
+  offeredNetworks(em: EntityManager, merchantId: string): Promise<SessionNetwork[]>;
+  /** The merchant's settlement wallet on `network` now (pinned as the session's payee). */
+  settlementWallet(em: EntityManager, merchantId: string, network: SessionNetwork): Promise<string>;
+  /** The coin picker with the wallet's balances, read from the chain. */
+  coinOffers(network: SessionNetwork, session: Pick<Session, 'wallet' | 'amount'>): Promise<CoinOffer[]>;
+}
+
+/** The fields an action changes; undefined when it changes nothing (a poll, a repeated report). */
+export type StepPlan = Partial<SessionFields> | undefined;
 
 const VALUE_SCHEMAS = { address: evmAddress, amount: positiveAmount, tx_hash: txHash } as const;
 
-export async function applyAction(
-  service: SessionService,
+export async function planAction(
+  deps: StepDeps,
   em: EntityManager,
   session: Session,
   action: string,
   value: string,
-): Promise<void> {
+): Promise<StepPlan> {
   const transition = transitionFor(session.step, action);
   if (!transition) {
     const terminal = STEP_STATUS[session.step] === 'completed' || STEP_STATUS[session.step] === 'failed';
@@ -42,14 +60,15 @@ export async function applyAction(
     );
   }
   checkValue(transition.value, value);
-  const next = await ACTIONS[transition.action](new StepContext(service, em, session), value);
-  if (next && !transition.to.includes(next)) {
+  const c = new StepContext(deps, em, session);
+  const next = await ACTIONS[transition.action](c, value);
+  if (!next) return undefined;
+  if (!transition.to.includes(next)) {
     throw new Error(`step machine: ${action} at ${session.step} led to ${next}, not in the table`);
   }
-  if (next) {
-    session.step = next;
-    session.status = STEP_STATUS[next];
-  }
+  // The chain values a step shows are read when it is entered; status reads never call the chain.
+  if (next !== 'token_select' && next !== 'enter_amount') c.draft.view = null;
+  return { ...c.draft, step: next, status: STEP_STATUS[next] };
 }
 
 function checkValue(kind: ValueKind, value: string): void {
@@ -66,32 +85,34 @@ function checkValue(kind: ValueKind, value: string): void {
     throw validation(formatIssues(result.error.issues.map((i) => ({ ...i, path: ['value'] }))));
 }
 
-/** What every action needs: the session, its network and chain, and the service's lookups. */
+/** What every action needs: the session as read, the fields it changes so far, and the lookups. */
 class StepContext {
+  readonly draft: Partial<SessionFields> = {};
+
   constructor(
-    readonly service: SessionService,
+    readonly deps: StepDeps,
     readonly em: EntityManager,
     readonly session: Session,
   ) {}
 
-  get chains() {
-    return this.service.deps.chains;
+  /** A field as it will be after this action: the draft's value, else the session's. */
+  get<K extends 'network' | 'token' | 'amount' | 'wallet'>(key: K): Session[K] {
+    return (key in this.draft ? this.draft[key] : this.session[key]) as Session[K];
   }
 
   network(): SessionNetwork {
-    return this.chains.network(this.session.network!);
+    return this.deps.chains.network(this.get('network')!);
   }
 
   token(): TokenConfig {
-    return this.chains.token(this.network(), this.session.token!);
+    return this.deps.chains.token(this.network(), this.get('token')!);
   }
 
   /** Balance check (D4 details) then rule 2: approval only when the allowance is short. */
   async routeToPayment(amountRaw: bigint): Promise<'awaiting_approval' | 'awaiting_payment'> {
-    const network = this.network();
     const token = this.token();
-    const wallet = this.session.wallet!;
-    const { balance, allowance } = await this.chains.balanceAndAllowance(network, token, wallet);
+    const wallet = this.get('wallet')!;
+    const { balance, allowance } = await this.deps.chains.balanceAndAllowance(this.network(), token, wallet);
     if (balance < amountRaw) throw insufficientFunds(token, amountRaw, balance, wallet);
     return routePastWallet({
       token: true,
@@ -101,75 +122,85 @@ class StepContext {
   }
 
   amountRaw(): bigint {
-    return parseUnits(this.session.amount!, this.token().decimals);
+    return parseUnits(this.get('amount')!, this.token().decimals);
+  }
+
+  /** The picker as the step will show it. */
+  async offers(): Promise<CoinOffer[]> {
+    return this.deps.coinOffers(this.network(), { wallet: this.get('wallet'), amount: this.get('amount') });
   }
 }
 
-type Handler = (c: StepContext, value: string) => Promise<Session['step'] | undefined>;
+type Handler = (c: StepContext, value: string) => Promise<Step | undefined>;
 
 const ACTIONS: Record<Action, Handler> = {
   async select_network(c, value) {
-    const offered = await c.service.offeredNetworks(c.em, c.session.merchant.id);
-    if (!offered.some((n) => n.id === value))
-      throw validation(`value: ${value} is not one of the offered networks`);
-    c.session.network = value;
+    const offered = await c.deps.offeredNetworks(c.em, c.session.merchant.id);
+    const network = offered.find((n) => n.id === value);
+    if (!network) throw validation(`value: ${value} is not one of the offered networks`);
+    c.draft.network = value;
+    c.draft.payee = (await c.deps.settlementWallet(c.em, c.session.merchant.id, network)).toLowerCase();
     return 'connect_wallet';
   },
 
   async wallet_connected(c, value) {
     const s = c.session;
-    const network = c.network();
-    s.wallet = value.toLowerCase();
-    if (s.deadline === null || s.deadline === undefined) s.deadline = await deadlineFor(c, network);
-    if (!s.token) return routePastWallet({ token: false, amount: false, allowance: false });
-    if (!s.amount) return routePastWallet({ token: true, amount: false, allowance: false });
+    c.draft.wallet = value.toLowerCase();
+    if (s.deadline === null || s.deadline === undefined) c.draft.deadline = await deadlineFor(c);
+    if (!s.token) {
+      c.draft.view = viewOf(await c.offers());
+      return routePastWallet({ token: false, amount: false, allowance: false });
+    }
+    if (!s.amount) {
+      const [balance] = await c.deps.chains.balances(c.network(), [c.token()], c.draft.wallet);
+      c.draft.view = balance === null || balance === undefined ? null : { balance: balance.toString() };
+      return routePastWallet({ token: true, amount: false, allowance: false });
+    }
     return c.routeToPayment(c.amountRaw());
   },
 
   async select_token(c, value) {
-    const s = c.session;
-    const offers = await c.service.coinOffers(c.network(), s);
+    const offers = await c.offers();
     const offer = offers.find((o) => o.token.symbol === value);
     if (!offer) throw validation(`value: ${value} is not one of the offered coins`);
     if (offer.disabled === 'insufficient_balance') {
-      const required = s.amount ? parseUnits(s.amount, offer.token.decimals) : 1n;
-      throw insufficientFunds(offer.token, required, offer.balance ?? 0n, s.wallet!);
+      const amount = c.get('amount');
+      const required = amount ? parseUnits(amount, offer.token.decimals) : 1n;
+      throw insufficientFunds(offer.token, required, offer.balance ?? 0n, c.get('wallet')!);
     }
     if (offer.disabled)
       throw validation(`value: ${value} cannot be chosen (${offer.disabled.replace('_', ' ')})`);
-    s.token = value;
-    if (!s.amount) return 'enter_amount';
+    c.draft.token = value;
+    if (!c.get('amount')) {
+      c.draft.view = offer.balance === null ? null : { balance: offer.balance.toString() };
+      return 'enter_amount';
+    }
     return c.routeToPayment(c.amountRaw());
   },
 
   async submit_amount(c, value) {
-    let amount: string;
-    try {
-      amount = canonicalAmount(value, c.token().decimals);
-    } catch (error) {
-      if (isAppError(error)) throw validation(error.message.replace(/^amount:/, 'value:'));
-      throw error;
-    }
+    const amount = canonicalAmount(value, c.token().decimals, 'value');
     const next = await c.routeToPayment(parseUnits(amount, c.token().decimals));
-    c.session.amount = amount;
+    c.draft.amount = amount;
     return next;
   },
 
   async approval_submitted(c, value) {
     const network = c.network();
     const token = c.token();
-    const client = c.chains.client(network);
+    const wallet = c.get('wallet')!;
+    const client = c.deps.chains.client(network);
     const receipt = await client.getReceipt(value);
     // D11: not mined yet → retry later; mined and reverted → the approval granted nothing.
     if (!receipt) throw new AppError('unavailable', 'approval transaction is not mined yet; retry shortly');
     if (!receipt.success) throw new AppError('tx_reverted', 'approval transaction was mined and reverted');
     const raw = c.amountRaw();
-    const { allowance } = await c.chains.balanceAndAllowance(network, token, c.session.wallet!);
+    const { allowance } = await c.deps.chains.balanceAndAllowance(network, token, wallet);
     if (allowance === null || allowance < raw) {
       const tx = await client.getTransaction(value);
       const approve = tx?.data ? decodeApprove(tx.data) : null;
       const grants =
-        tx?.from.toLowerCase() === c.session.wallet &&
+        tx?.from.toLowerCase() === wallet &&
         tx?.to?.toLowerCase() === token.address.toLowerCase() &&
         approve?.spender.toLowerCase() === network.contracts.paymentRouter.toLowerCase() &&
         approve.amount >= raw;
@@ -180,11 +211,11 @@ const ACTIONS: Record<Action, Handler> = {
         required: formatUnits(raw, token.decimals),
         available: formatUnits(allowance, token.decimals),
         token: token.symbol,
-        owner: c.session.wallet,
+        owner: wallet,
         spender: network.contracts.paymentRouter,
       });
     }
-    c.session.approvalTxHash = value.toLowerCase();
+    c.draft.approvalTxHash = value.toLowerCase();
     return 'awaiting_payment';
   },
 
@@ -193,11 +224,12 @@ const ACTIONS: Record<Action, Handler> = {
     const hash = value.toLowerCase();
     if (s.step === 'processing') {
       // A retry of the report the session already has changes nothing; anything else is refused.
-      if (hash === s.reportedTxHash || hash === s.txHash) return undefined;
+      if (hash === s.reportedTxHash || hash === s.payment?.txHash) return undefined;
       throw new AppError('invalid_action', 'a payment transaction was already reported for this session');
     }
-    s.reportedTxHash = hash;
-    s.reportedAt = c.service.clock();
+    await checkReportedPayment(c.em, s, hash);
+    c.draft.reportedTxHash = hash;
+    c.draft.reportedAt = c.deps.clock();
     return 'processing';
   },
 
@@ -206,18 +238,48 @@ const ACTIONS: Record<Action, Handler> = {
   },
 
   async change_wallet(c) {
-    Object.assign(c.session, changeWalletResets(c.session));
+    Object.assign(c.draft, changeWalletResets(c.session));
     return 'connect_wallet';
   },
 };
 
 /**
+ * A reported transaction the ledger already knows must be able to pay this session: not a payment
+ * another session holds, and not one to another wallet. One the ledger does not know yet is the
+ * follower's to judge when it gets there.
+ */
+async function checkReportedPayment(em: EntityManager, s: Session, hash: string): Promise<void> {
+  const rows = await em.execute<{ recipient: string; claimed_by: string | null }[]>(
+    `select p.recipient, c.id as claimed_by from payments p left join sessions c on c.payment_id = p.id
+      where p.network = ? and p.tx_hash = ?`,
+    [s.network, hash],
+  );
+  if (rows.length === 0) return;
+  const open = rows.filter((r) => r.claimed_by === null || r.claimed_by === s.id);
+  if (open.length === 0) throw validation(`value: transaction ${hash} already paid another session`);
+  if (!open.some((r) => r.recipient === s.payee)) {
+    throw validation(`value: transaction ${hash} pays another wallet than this session's`);
+  }
+}
+
+/** The coin picker as stored on the session (base units as strings). */
+function viewOf(offers: CoinOffer[]): SessionView {
+  return {
+    offers: offers.map((o) => ({
+      symbol: o.token.symbol,
+      balance: o.balance === null ? null : o.balance.toString(),
+      ...(o.disabled ? { disabled: o.disabled } : {}),
+    })),
+  };
+}
+
+/**
  * The router deadline (D5), fixed when the wallet first connects: the session's expiry, in the chain's
  * own clock when that runs ahead of ours, so a router call is never refused early.
  */
-async function deadlineFor(c: StepContext, network: SessionNetwork): Promise<number> {
-  const head = await c.chains.client(network).getBlockHeader('latest');
-  const nowSeconds = Math.floor(c.service.clock().getTime() / 1000);
+async function deadlineFor(c: StepContext): Promise<number> {
+  const head = await c.deps.chains.client(c.network()).getBlockHeader('latest');
+  const nowSeconds = Math.floor(c.deps.clock().getTime() / 1000);
   const remaining = Math.max(0, Math.floor(c.session.expiresAt.getTime() / 1000) - nowSeconds);
   return Math.max(nowSeconds, head?.timestamp ?? 0) + remaining;
 }

@@ -49,7 +49,7 @@ export interface CoinOffer {
   disabled?: 'insufficient_balance' | 'not_supported' | 'precision';
 }
 
-/** What rendering a step needs beyond the session row; the service reads it from the chain. */
+/** What rendering a step needs beyond the session row (the offered networks, the stored chain values). */
 export interface ViewInputs {
   /** The networks offered at network_select. */
   networks?: SessionNetwork[];
@@ -66,7 +66,17 @@ const text = (value: string): Component => ({ type: 'text', text: value });
 /** What rendering reads of a session: the entity, or the status read's row (session.service.ts). */
 export type SessionState = Pick<
   Session,
-  'id' | 'step' | 'language' | 'network' | 'token' | 'amount' | 'wallet' | 'deadline' | 'orderRef'
+  | 'id'
+  | 'step'
+  | 'language'
+  | 'network'
+  | 'token'
+  | 'amount'
+  | 'wallet'
+  | 'deadline'
+  | 'orderRef'
+  | 'payee'
+  | 'view'
 >;
 
 /** Renders a session into its StepResponse. Pure: every chain value comes in `inputs`. */

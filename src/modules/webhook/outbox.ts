@@ -1,4 +1,5 @@
 import type { EntityManager } from '../../db/orm.ts';
+import type { Topic } from '../../db/pubsub.ts';
 import { newId } from '../../lib/ids.ts';
 
 /**
@@ -50,6 +51,18 @@ export interface DeliveryNotice {
   deliveredAt: string | null;
   updatedAt: string;
 }
+
+/**
+ * The delivery topic. Unlike other topics its payload carries the delivery's state, not only its id:
+ * a subscriber reading the row after a quick retry would miss the transitions in between.
+ */
+export const deliveryTopic: Topic<DeliveryNotice> = {
+  channel: DELIVERY_CHANNEL,
+  parse: (payload) => {
+    const p = payload as Partial<DeliveryNotice> | null;
+    return typeof p?.id === 'string' && typeof p.merchantId === 'string' ? (p as DeliveryNotice) : undefined;
+  },
+};
 
 /** SQL for the {@link DeliveryNotice} of the `webhook_deliveries` row aliased `d` (well under NOTIFY's 8 kB). */
 export const NOTICE_JSON = `json_build_object('id', d.id, 'merchantId', d.merchant_id, 'status', d.status,

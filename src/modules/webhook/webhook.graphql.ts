@@ -116,9 +116,7 @@ builder.subscriptionFields((t) => ({
     args: { merchantId: t.arg.id() },
     subscribe: (_, args, ctx) => {
       requireOperator(ctx);
-      const notices = ctx.services.webhooks.notifier.updates(
-        args.merchantId ? String(args.merchantId) : null,
-      );
+      const notices = ctx.services.webhooks.updates(args.merchantId ? String(args.merchantId) : null);
       // Each notice carries the delivery's state as of that change; the rest (event, body, target)
       // never changes and is loaded. One at a time, so subscribers see the changes in order.
       return new Repeater<WebhookDelivery>(async (push, stop) => {

@@ -1,13 +1,13 @@
 import type { EntityManager } from '../../db/orm.ts';
+import { afterCursor, type Page, pageOf } from '../../db/pagination.ts';
+import type { PubSub } from '../../db/pubsub.ts';
 import { AppError, notFound, validation } from '../../errors.ts';
-import { afterCursor, type Page, pageOf } from '../../graphql/pagination.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { ApiKey } from '../auth/auth.entity.ts';
 import { Merchant } from '../merchant/merchant.entity.ts';
 import { requeue } from './claim.ts';
 import { type DeliverOutcome, type DeliveryDeps, deliverOnce } from './delivery.ts';
-import { DeliveryNotifier } from './notifier.ts';
-import { createDelivery } from './outbox.ts';
+import { createDelivery, type DeliveryNotice, deliveryTopic } from './outbox.ts';
 import { DEFAULT_TIMEOUT_MS, SWEEP_GRACE_MS } from './schedule.ts';
 import { type Resolver, systemResolver } from './ssrf.ts';
 import { type DeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookEvent } from './webhook.entity.ts';
@@ -17,8 +17,8 @@ export interface WebhookServiceOptions {
   /** `config.webhookAllowPrivate`: loopback/private targets allowed (embedded stack, tests). */
   allowPrivate: boolean;
   logger: Logger;
-  /** For the LISTEN connection behind the `webhookDeliveryUpdated` subscription. */
-  databaseUrl: string | undefined;
+  /** The process's publish/subscribe, behind the `webhookDeliveryUpdated` subscription. */
+  pubsub: PubSub;
   /** Milliseconds since the epoch (default Date.now); tests drive the retry schedule with it. */
   now?: () => number;
   /** Per-attempt timeout (default 10 s). */
@@ -40,11 +40,11 @@ export const MAX_PAGE_SIZE = 100;
 
 /** Webhook deliveries: the delivery task's entry points and the operators' view and resend. */
 export class WebhookService {
-  readonly notifier: DeliveryNotifier;
   private readonly delivery: DeliveryDeps;
+  private readonly pubsub: PubSub;
 
   constructor(options: WebhookServiceOptions) {
-    this.notifier = new DeliveryNotifier({ databaseUrl: options.databaseUrl, logger: options.logger });
+    this.pubsub = options.pubsub;
     this.delivery = {
       secretsKey: options.secretsKey,
       allowPrivate: options.allowPrivate,
@@ -150,7 +150,8 @@ export class WebhookService {
     return this.get(em, id);
   }
 
-  close(): Promise<void> {
-    return this.notifier.close();
+  /** Every change of a delivery of one merchant (or all), committed by any process. */
+  updates(merchantId?: string | null): AsyncIterableIterator<DeliveryNotice> {
+    return this.pubsub.updates(deliveryTopic, (n) => !merchantId || n.merchantId === merchantId);
   }
 }

@@ -1,13 +1,11 @@
 import { hexlify, keccak256, MaxUint256, randomBytes, toUtf8Bytes, type Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contractAt } from '../../src/chains/contracts.ts';
-import { NetworkRegistry } from '../../src/chains/registry.ts';
-import { PAYMENT_ROUTER, SessionChains } from '../../src/modules/session/session.chain.ts';
-import { ListenerCheckpoint } from '../../src/modules/session/session.entity.ts';
-import { createListener, type ListenerOptions } from '../../src/modules/session/session.listener.ts';
+import { PAYMENT_ROUTER } from '../../src/modules/session/session.chain.ts';
 import {
   ethWallet,
-  listenerOf,
+  type FollowerTestOptions,
+  followerOf,
   mine,
   type SessionFixture,
   type StepBody,
@@ -16,7 +14,7 @@ import {
   webhooksOf,
 } from './support.ts';
 
-/** The chain listener (D5): matching, depth, reorgs, crashes, expiry. Driven pass by pass. */
+/** Sessions on the chain follower (D5): matching, depth, reorgs, crashes, expiry. Driven tick by tick. */
 
 let f: SessionFixture;
 let payer: Wallet;
@@ -95,7 +93,7 @@ describe('matching (D5)', () => {
   it('finds a payment the session never reported and completes it at the tier’s depth only', async () => {
     const { session, call } = await readyToPay('1');
     const tx = await pay(call);
-    const listener = listenerOf(f);
+    const listener = followerOf(f);
     await listener.pass();
     expect(await status(session)).toMatchObject({ step: 'processing', status: 'processing' });
     await mine(f, 1); // depth 2 of 3
@@ -111,7 +109,7 @@ describe('matching (D5)', () => {
   it('a larger amount waits for a deeper tier (1000 → 12 blocks)', async () => {
     const { session, call } = await readyToPay('1000');
     await pay(call);
-    const listener = listenerOf(f);
+    const listener = followerOf(f);
     await mine(f, 10); // depth 11
     await listener.pass();
     expect((await status(session)).status).toBe('processing');
@@ -125,7 +123,7 @@ describe('matching (D5)', () => {
     const tx = await pay(alter(call, { orderRef: keccak256(toUtf8Bytes('something else')) }));
     await step(session, 'signature_submitted', tx);
     await mine(f, 3);
-    await listenerOf(f).pass();
+    await followerOf(f).pass();
     expect((await status(session)).status).toBe('completed');
   });
 
@@ -135,7 +133,7 @@ describe('matching (D5)', () => {
     await pay(alter(call, { merchant: f.deployer.address }));
     await pay(alter(call, { amount: 2_999_999n }));
     await mine(f, 5);
-    const listener = listenerOf(f);
+    const listener = followerOf(f);
     await listener.pass();
     expect(await status(session)).toMatchObject({ step: 'awaiting_payment', status: 'pending' });
     const good = await pay(alter(call, { amount: 3_500_000n }));
@@ -157,7 +155,7 @@ describe('reorganisations', () => {
     const raw = await payer.signTransaction(populated);
     const hash = (await f.provider.broadcastTransaction(raw)).hash.toLowerCase();
     await f.provider.waitForTransaction(hash);
-    const listener = listenerOf(f);
+    const listener = followerOf(f);
     await listener.pass();
     const seen = await sessionRow(f, session);
     expect([seen.status, seen.txHash]).toEqual(['processing', hash]);
@@ -194,7 +192,7 @@ describe('reorganisations', () => {
     const hash = (await f.provider.broadcastTransaction(raw)).hash.toLowerCase();
     await f.provider.waitForTransaction(hash);
     await step(session, 'signature_submitted', hash);
-    const listener = listenerOf(f);
+    const listener = followerOf(f);
     await listener.pass();
     const first = await sessionRow(f, session);
     expect(first.blockHash).toBeTruthy();
@@ -217,22 +215,25 @@ describe('reorganisations', () => {
 });
 
 describe('crash safety', () => {
-  /** A listener whose log scans go 3 blocks at a time, so one pass is many checkpointed chunks. */
-  function smallChunks(options: ListenerOptions = {}) {
-    const chains = new SessionChains(new NetworkRegistry(f.networks), f.t.app.logger, {
-      initialRange: 3,
-      maxRange: 3,
-    });
-    return createListener(
-      { fork: () => f.t.app.fork(), chains, config: f.t.app.config, logger: f.t.app.logger },
-      'eth',
-      { startBlock: f.startBlock, ...options },
-    );
+  /** A follower that advances 3 blocks per tick, so following these payments is many commits. */
+  function smallSteps(options: FollowerTestOptions = {}) {
+    return followerOf(f, { logs: { initialRange: 3, maxRange: 3 }, maxBlocksPerTick: 3, ...options });
   }
 
-  it('a pass killed after a chunk, or inside one, resumes with nothing lost and nothing settled twice', async () => {
-    // Catch up first so the scan below covers only these payments.
-    await smallChunks().pass();
+  const cursor = async () =>
+    Number(
+      (
+        await f.t.app
+          .fork()
+          .execute<{ block_number: string }[]>(
+            `select block_number from chain_cursors where network = 'eth' and stream = 'sessions'`,
+          )
+      )[0]!.block_number,
+    );
+
+  it('a follower killed between commits, or inside one, resumes with nothing lost and nothing settled twice', async () => {
+    // Catch up first so the ticks below cover only these payments.
+    await followerOf(f).pass();
     const sessions: string[] = [];
     for (let i = 0; i < 8; i++) {
       const { session, call } = await readyToPay('1');
@@ -240,42 +241,55 @@ describe('crash safety', () => {
       sessions.push(session);
       await mine(f, 2);
     }
-    const checkpoint = async () =>
-      (await f.t.app.fork().findOneOrFail(ListenerCheckpoint, { network: 'eth' })).blockNumber;
-    const start = await checkpoint();
+    const start = await cursor();
 
-    let chunks = 0;
-    const killedAfter = smallChunks({
-      hooks: {
-        afterCommit: () => {
-          if (++chunks === 3) throw new Error('killed');
-        },
+    // Killed after three commits: the fourth transaction never starts.
+    let commits = 0;
+    const killedAfter = smallSteps({
+      fence: async () => {
+        if (++commits > 3) throw new Error('killed');
       },
     });
-    await expect(killedAfter.pass()).rejects.toThrow('killed');
-    const afterKill = await checkpoint();
+    await expect(
+      (async () => {
+        for (;;) await killedAfter.pass();
+      })(),
+    ).rejects.toThrow('killed');
+    const afterKill = await cursor();
     expect(afterKill).toBeGreaterThan(start);
 
-    let inside = 0;
-    const killedInside = smallChunks({
-      hooks: {
-        beforeCommit: () => {
-          if (++inside === 2) throw new Error('killed inside');
+    // Killed inside a transaction, after the consumer wrote its ledger rows and claims: all rolled back.
+    const killedInside = smallSteps({
+      wrap: (consumer) => ({
+        ...consumer,
+        async handle(tx, event) {
+          await consumer.handle(tx, event);
+          if (event.type === 'block' && event.logs.length > 0) throw new Error('killed inside');
         },
-      },
+      }),
     });
-    await expect(killedInside.pass()).rejects.toThrow('killed inside');
-    const rolledBack = await checkpoint();
-    // The first chunk committed, the second rolled back with its payments.
-    expect(rolledBack).toBe(afterKill + 3);
+    await expect(
+      (async () => {
+        for (;;) await killedInside.pass();
+      })(),
+    ).rejects.toThrow('killed inside');
+    const rolledBack = await cursor();
+    const [row] = await f.t.app
+      .fork()
+      .execute<{ n: string }[]>(
+        `select count(*) as n from payments where network = 'eth' and block_number > ?`,
+        [rolledBack],
+      );
+    expect(Number(row?.n)).toBe(0);
 
-    const resumed = smallChunks();
-    const result = await resumed.pass();
-    expect(result.caughtUp).toBe(true);
-    await mine(f, 3);
-    const last = await resumed.pass();
-    const settled = [...result.completed, ...last.completed].filter((id) => sessions.includes(id));
-    expect(settled.sort()).toEqual([...sessions].sort());
+    const resumed = smallSteps();
+    const open = async () => {
+      const statuses = await Promise.all(sessions.map(async (s) => (await status(s)).status));
+      return statuses.filter((s) => s !== 'completed').length;
+    };
+    for (let i = 0; i < 60 && (await open()) > 0; i++) {
+      if ((await resumed.pass()).caughtUp) await mine(f, 1);
+    }
     for (const session of sessions) {
       expect((await status(session)).status).toBe('completed');
       expect(await webhooksOf(f, session)).toHaveLength(1);
@@ -299,11 +313,12 @@ describe('crash safety', () => {
     } finally {
       await f.provider.send('evm_setAutomine', [true]);
     }
-    expect((await smallChunks().pass()).payments).toBe(5);
+    expect((await followerOf(f).pass()).payments).toBe(5);
     await mine(f, 3);
-    const [a, b] = await Promise.all([smallChunks().pass(), smallChunks().pass()]);
-    const settled = [...a.completed, ...b.completed].filter((id) => sessions.includes(id));
-    expect(settled.sort()).toEqual([...sessions].sort());
+    const [a, b] = await Promise.all([followerOf(f).pass(), followerOf(f).pass()]);
+    // Both passes may see a session completed; the webhooks tell how often it was settled.
+    const settled = new Set([...a.completed, ...b.completed].filter((id) => sessions.includes(id)));
+    expect([...settled].sort()).toEqual([...sessions].sort());
     for (const session of sessions) expect(await webhooksOf(f, session)).toHaveLength(1);
   });
 });
@@ -312,9 +327,9 @@ describe('expiry and timeouts (D5)', () => {
   it('a reported transaction never mined within 30 minutes settles failed', async () => {
     const { session } = await readyToPay('1');
     await step(session, 'signature_submitted', hexlify(randomBytes(32)));
-    await listenerOf(f, { now: () => new Date(Date.now() + 29 * MINUTE) }).pass();
+    await followerOf(f, { now: () => new Date(Date.now() + 29 * MINUTE) }).pass();
     expect((await status(session)).status).toBe('processing');
-    await listenerOf(f, { now: () => new Date(Date.now() + 31 * MINUTE) }).pass();
+    await followerOf(f, { now: () => new Date(Date.now() + 31 * MINUTE) }).pass();
     expect(await status(session)).toMatchObject({ step: 'failed', status: 'failed' });
     expect((await sessionRow(f, session)).failureReason).toBe('not_mined');
     const [hook] = await webhooksOf(f, session);
@@ -325,8 +340,8 @@ describe('expiry and timeouts (D5)', () => {
   it('a pending session expires only once both the wall clock and the chain passed its deadline', async () => {
     const { session } = await readyToPay('1');
     const never = (await f.call('/v1/cashier/init', { callback_url: CALLBACK })).body.session;
-    const later = listenerOf(f, { now: () => new Date(Date.now() + 61 * MINUTE) });
-    await listenerOf(f).pass();
+    const later = followerOf(f, { now: () => new Date(Date.now() + 61 * MINUTE) });
+    await followerOf(f).pass();
     expect((await status(session)).status).toBe('pending');
     // Wall clock past, chain not yet: a payment could still be mined, so no expiry.
     await later.pass();
@@ -360,7 +375,7 @@ describe('expiry and timeouts (D5)', () => {
     const tx = await usdc.getFunction('approve')(f.contracts.paymentRouter, MaxUint256);
     await tx.wait();
     await step(session, 'signature_submitted', tx.hash);
-    const later = listenerOf(f, { now: () => new Date(Date.now() + 61 * MINUTE) });
+    const later = followerOf(f, { now: () => new Date(Date.now() + 61 * MINUTE) });
     await mine(f, 3);
     await later.pass();
     expect((await status(session)).status).toBe('processing');

@@ -1,0 +1,129 @@
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { App } from '../src/app.ts';
+import type { NetworkConfig } from '../src/chains/networks.ts';
+import { isAppError } from '../src/errors.ts';
+import { evmSource } from '../src/followers/evm-source.ts';
+import { createFollower } from '../src/followers/follower.ts';
+import { Leadership, LeadershipLost } from '../src/followers/leadership.ts';
+import { claimFollowing } from '../src/followers/store.ts';
+import type { Consumer } from '../src/followers/types.ts';
+import { sessionConsumer } from '../src/modules/session/session.consumer.ts';
+
+/**
+ * Chain following in a worker process: for every network with a consumer, a loop that leads the
+ * network when no other process does and ticks its follower, or stands by and tries again. It is not
+ * a graphile-worker job: a follower runs for as long as its process lives, and holding a job slot
+ * for that would take it from webhook deliveries and relays. Leadership is an advisory lock
+ * (src/followers/leadership.ts), so a killed leader's networks are taken over at a standby's next try.
+ */
+
+/** How often a standby tries to take a network over. */
+export const STANDBY_RETRY_MS = 2_000;
+/** Pause after a failed tick (node down, database hiccup) before the next. */
+export const RETRY_DELAY_MS = 2_000;
+
+export interface FollowerOptions {
+  standbyRetryMs?: number;
+  /** Names this process in `chain_followers` (default host:pid:random). */
+  owner?: string;
+  /** Session stream's first block when it has no cursor (tests start at their own deployment). */
+  sessionStartBlock?: number;
+  /** Wall clock for expiry and mining timeouts (tests). */
+  now?: () => Date;
+}
+
+export interface ChainFollowers {
+  leadership: Leadership;
+  /** Networks followed by some process, as seen by this one. */
+  networks: string[];
+  stop(): Promise<void>;
+}
+
+/** The consumers of one network's follower. */
+export function consumersOf(app: App, network: NetworkConfig, options: FollowerOptions = {}): Consumer[] {
+  const consumers: Consumer[] = [];
+  const sessions = app.services.sessionChains.sessionNetworks().find((n) => n.id === network.id);
+  if (sessions) {
+    consumers.push(
+      sessionConsumer(
+        {
+          chains: app.services.sessionChains,
+          config: app.config,
+          logger: app.logger,
+          startBlock: options.sessionStartBlock,
+          now: options.now,
+        },
+        sessions,
+      ),
+    );
+  }
+  return consumers;
+}
+
+export function startChainFollowers(app: App, options: FollowerOptions = {}): ChainFollowers {
+  const leadership = new Leadership({ databaseUrl: app.config.databaseUrl!, logger: app.logger });
+  const owner = options.owner ?? `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  const abort = new AbortController();
+  const followed = app.services.networks
+    .list()
+    .filter((n) => n.kind === 'evm')
+    .map((network) => ({ network, consumers: consumersOf(app, network, options) }))
+    .filter((f) => f.consumers.length > 0);
+
+  const pause = (ms: number) => sleep(ms, undefined, { signal: abort.signal }).catch(() => {});
+
+  async function follow(network: NetworkConfig, consumers: Consumer[]): Promise<void> {
+    const log = app.logger.child({ follower: network.id, owner });
+    const follower = createFollower({
+      network,
+      source: evmSource(app.services.chainClients.evm(network), network),
+      consumers,
+      fork: () => app.fork(),
+      fence: (tx) => leadership.fence(tx, network.id),
+      logger: app.logger,
+    });
+    let leading = false;
+    while (!abort.signal.aborted) {
+      try {
+        if (!(await leadership.tryLead(network.id))) {
+          leading = false;
+          await pause(options.standbyRetryMs ?? STANDBY_RETRY_MS);
+          continue;
+        }
+        if (!leading) {
+          leading = true;
+          await claimFollowing(app.fork(), network.id, owner);
+          log.info('following network');
+        }
+        const result = await follower.tick();
+        if (result.caughtUp) await pause(network.pollIntervalMs);
+      } catch (error) {
+        if (abort.signal.aborted) break;
+        if (error instanceof LeadershipLost) {
+          leading = false;
+          log.warn('lost the network to another process');
+          continue;
+        }
+        // A degraded node or database is expected now and then: keep following, a little later.
+        if (isAppError(error) && error.code === 'unavailable')
+          log.warn('tick failed; retrying', { error: error.message });
+        else log.error('tick failed', { error });
+        await pause(RETRY_DELAY_MS);
+      }
+    }
+  }
+
+  const loops = followed.map((f) => follow(f.network, f.consumers));
+  return {
+    leadership,
+    networks: followed.map((f) => f.network.id),
+    async stop() {
+      abort.abort();
+      await Promise.all(loops);
+      for (const f of followed) await leadership.resign(f.network.id);
+      await leadership.close();
+    },
+  };
+}

@@ -1,0 +1,188 @@
+import { Repeater } from 'graphql-yoga';
+import pg from 'pg';
+import type { Logger } from '../lib/logger.ts';
+import type { EntityManager } from './orm.ts';
+
+/**
+ * A small typed publish/subscribe over PostgreSQL LISTEN/NOTIFY. A change is published with
+ * `pg_notify` inside the transaction that makes it, so only committed changes are announced, and
+ * every process (API replicas, separate workers) that listens sees it whichever process made it.
+ * Payloads are small (the id of what changed, and what a subscriber filters on); subscribers read the
+ * row. Notices sent while a process's LISTEN connection is down are missed: this is a live view, the
+ * tables are the record.
+ */
+
+/** A channel and the shape of its payload. */
+export interface Topic<T> {
+  readonly channel: string;
+  /** Checks a received payload; returns undefined for anything malformed (it is dropped). */
+  parse(payload: unknown): T | undefined;
+}
+
+/** Defines a topic whose payload is a JSON object with the given string fields. */
+export function topic<K extends string>(channel: string, fields: readonly K[]): Topic<Record<K, string>> {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(channel)) throw new Error(`bad channel name ${channel}`);
+  return {
+    channel,
+    parse(payload) {
+      if (typeof payload !== 'object' || payload === null) return undefined;
+      const record = payload as Record<string, unknown>;
+      return fields.every((f) => typeof record[f] === 'string') ? (record as Record<K, string>) : undefined;
+    },
+  };
+}
+
+/** Publishes `payloads` on `topic` through `em`'s connection: inside a transaction, on its commit. */
+export async function publish<T>(em: EntityManager, on: Topic<T>, payloads: readonly T[]): Promise<void> {
+  if (payloads.length === 0) return;
+  await em.execute('select pg_notify(?, p::text) from jsonb_array_elements(?::jsonb) as p', [
+    on.channel,
+    JSON.stringify(payloads),
+  ]);
+}
+
+const RECONNECT_MS = 1_000;
+
+type Handler = (payload: unknown) => void;
+
+/**
+ * One LISTEN connection per process for every topic, opened on the first subscription and closed
+ * with the last (or kept while a `stay` subscription exists). Reconnects after a dropped connection
+ * for as long as anyone listens.
+ */
+export class PubSub {
+  private readonly handlers = new Map<string, Set<Handler>>();
+  private client: pg.Client | undefined;
+  private connecting: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(private readonly deps: { databaseUrl: string; logger: Logger }) {}
+
+  /** Subscribers registered now (tests wait for theirs before causing a change). */
+  subscribers(on: Topic<unknown>): number {
+    return this.handlers.get(on.channel)?.size ?? 0;
+  }
+
+  /** True while the LISTEN connection is up. */
+  get listening(): boolean {
+    return this.client !== undefined && this.connecting === undefined;
+  }
+
+  /**
+   * Calls `handler` for every payload on `topic` until the returned function is called. Resolves once
+   * the channel is listened to, so a change committed after that is seen.
+   */
+  async on<T>(on: Topic<T>, handler: (payload: T) => void): Promise<() => Promise<void>> {
+    const wrapped: Handler = (raw) => {
+      const payload = on.parse(raw);
+      if (payload !== undefined) handler(payload);
+    };
+    let set = this.handlers.get(on.channel);
+    const fresh = !set;
+    if (!set) {
+      set = new Set();
+      this.handlers.set(on.channel, set);
+    }
+    set.add(wrapped);
+    try {
+      await this.connect();
+      if (fresh) await this.client?.query(`LISTEN ${on.channel}`);
+    } catch (error) {
+      await this.off(on.channel, wrapped);
+      throw error;
+    }
+    return () => this.off(on.channel, wrapped);
+  }
+
+  /** The payloads on `topic` that pass `filter`, as an async iterator (a GraphQL subscription source). */
+  updates<T>(on: Topic<T>, filter: (payload: T) => boolean = () => true): AsyncIterableIterator<T> {
+    return new Repeater<T>(async (push, stop) => {
+      let unsubscribe: (() => Promise<void>) | undefined;
+      try {
+        unsubscribe = await this.on(on, (payload) => {
+          if (filter(payload)) void push(payload);
+        });
+      } catch (error) {
+        stop(error);
+        return;
+      }
+      await stop;
+      await unsubscribe();
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.handlers.clear();
+    await this.disconnect();
+  }
+
+  private async off(channel: string, handler: Handler): Promise<void> {
+    const set = this.handlers.get(channel);
+    if (!set?.delete(handler) || set.size > 0) return;
+    this.handlers.delete(channel);
+    if (this.handlers.size === 0) return this.disconnect();
+    await this.client?.query(`UNLISTEN ${channel}`).catch(() => {});
+  }
+
+  private connect(): Promise<void> {
+    if (this.client && !this.connecting) return Promise.resolve();
+    this.connecting ??= this.open().finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  private async open(): Promise<void> {
+    if (this.closed) throw new Error('publish/subscribe is closed');
+    const client = new pg.Client({ connectionString: this.deps.databaseUrl });
+    client.on('notification', (message) => {
+      const set = this.handlers.get(message.channel);
+      if (!set || !message.payload) return;
+      let payload: unknown;
+      try {
+        payload = JSON.parse(message.payload);
+      } catch {
+        return;
+      }
+      for (const handler of set) handler(payload);
+    });
+    client.on('error', (error) => this.lost(client, error));
+    client.on('end', () => this.lost(client));
+    try {
+      await client.connect();
+      for (const channel of this.handlers.keys()) await client.query(`LISTEN ${channel}`);
+    } catch (error) {
+      await client.end().catch(() => {});
+      throw error;
+    }
+    this.client = client;
+  }
+
+  /** The connection dropped: reconnect while anyone still listens. */
+  private lost(client: pg.Client, error?: Error): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    void client.end().catch(() => {});
+    if (this.closed || this.handlers.size === 0) return;
+    this.deps.logger.warn('LISTEN connection lost; reconnecting', { error: error?.message });
+    this.reconnectLater();
+  }
+
+  private reconnectLater(): void {
+    setTimeout(() => {
+      if (this.closed || this.handlers.size === 0 || this.client) return;
+      this.connect().catch((error: unknown) => {
+        this.deps.logger.warn('LISTEN reconnect failed', { error: (error as Error).message });
+        this.reconnectLater();
+      });
+    }, RECONNECT_MS).unref();
+  }
+
+  private async disconnect(): Promise<void> {
+    await this.connecting?.catch(() => {});
+    const client = this.client;
+    this.client = undefined;
+    await client?.end().catch(() => {});
+  }
+}

@@ -1,0 +1,191 @@
+import type { NetworkConfig } from '../chains/networks.ts';
+import type { BlockHeader } from '../chains/types.ts';
+import type { EntityManager } from '../db/orm.ts';
+import type { Logger } from '../lib/logger.ts';
+import { loadCursor, loadWindow, saveCursor, saveWindow } from './store.ts';
+import type { ChainSource, Consumer, FollowerEvent, TickContext } from './types.ts';
+import { BlockWindow } from './window.ts';
+
+/**
+ * The chain follower of one network: each `tick()` brings the hash-linked window of unfinalized
+ * headers up to the head, tells every consumer about a reorganisation first (rewinding its cursor to
+ * the common ancestor), then feeds it the blocks after its cursor with its logs, one transaction per
+ * chunk together with the cursor. Final blocks are read by range; unfinalized ones by block hash, so
+ * logs and headers always describe the same chain. Only the leader of a network ticks; `fence`
+ * refuses a transaction of a follower that lost its leadership (leadership.ts).
+ */
+
+/** Blocks a stream may advance per tick, so one tick of a long backfill stays short. */
+export const MAX_BLOCKS_PER_TICK = 100_000;
+/** Unfinalized blocks kept at most; deeper ones count as final (a node whose finality stalls). */
+export const MAX_WINDOW_BLOCKS = 2_048;
+
+export interface FollowerDeps {
+  network: Pick<NetworkConfig, 'id'>;
+  source: ChainSource;
+  consumers: readonly Consumer[];
+  fork: () => EntityManager;
+  /** Throws when this process no longer leads the network; runs first in every transaction. */
+  fence: (tx: EntityManager) => Promise<void>;
+  logger: Logger;
+  maxBlocksPerTick?: number;
+}
+
+export interface TickResult {
+  head: BlockHeader;
+  finalized: number;
+  /** Every stream reached the head. */
+  caughtUp: boolean;
+  /** Reorganisation handled this tick: the common ancestor. */
+  reorg?: BlockHeader;
+}
+
+export type Follower = ReturnType<typeof createFollower>;
+
+export function createFollower(deps: FollowerDeps) {
+  const { source, consumers } = deps;
+  const networkId = deps.network.id;
+  const log = deps.logger.child({ follower: networkId });
+  let window: BlockWindow | undefined;
+
+  /** A transaction of this follower: fenced, then `work`. */
+  const transaction = <T>(work: (tx: EntityManager) => Promise<T>) =>
+    deps.fork().transactional(async (tx) => {
+      await deps.fence(tx);
+      return work(tx);
+    });
+
+  async function tick(): Promise<TickResult> {
+    const head = await source.head();
+    const finalized = await source.finalized(head);
+    const floor = Math.max(finalized + 1, head.number - MAX_WINDOW_BLOCKS + 1);
+    window ??= new BlockWindow(await loadWindow(deps.fork(), networkId, floor));
+    let sync: Awaited<ReturnType<BlockWindow['sync']>>;
+    try {
+      sync = await window.sync(source, head, floor);
+    } catch (error) {
+      window = undefined; // reread from the database next time
+      throw error;
+    }
+    if (sync.kind === 'reorg') {
+      log.warn('reorganisation', { ancestor: sync.ancestor.number, head: head.number });
+      for (const consumer of consumers) await rewind(consumer, sync.ancestor, head);
+    }
+    window.prune(Math.max(finalized, floor - 1));
+    await transaction((tx) =>
+      saveWindow(tx, networkId, {
+        from: sync.kind === 'reorg' ? sync.ancestor.number + 1 : undefined,
+        added: sync.kind === 'unchanged' ? [] : sync.added,
+        pruneTo: window!.start === undefined ? head.number : window!.start - 1,
+        head,
+        finalized,
+      }),
+    );
+    let caughtUp = true;
+    for (const consumer of consumers) {
+      const cursor = await advance(consumer, head, finalized, floor);
+      if (cursor.number < head.number) caughtUp = false;
+      await consumer.afterTick?.({ head, finalized, cursor, transaction } satisfies TickContext);
+    }
+    return { head, finalized, caughtUp, ...(sync.kind === 'reorg' ? { reorg: sync.ancestor } : {}) };
+  }
+
+  /** Undoes a consumer's blocks above `ancestor` and moves its cursor there, in one transaction. */
+  async function rewind(consumer: Consumer, ancestor: BlockHeader, head: BlockHeader): Promise<void> {
+    await transaction(async (tx) => {
+      const cursor = await loadCursor(tx, networkId, consumer.stream);
+      if (!cursor || cursor.number <= ancestor.number) return;
+      await consumer.handle(tx, { type: 'reorg', ancestor, head });
+      await saveCursor(tx, networkId, consumer.stream, ancestor);
+    });
+  }
+
+  /** Feeds a consumer the blocks after its cursor: final ones by range, then the window's by hash. */
+  async function advance(
+    consumer: Consumer,
+    head: BlockHeader,
+    finalized: number,
+    floor: number,
+  ): Promise<BlockHeader> {
+    let cursor = await startingCursor(consumer, head);
+    const budgetEnd = cursor.number + (deps.maxBlocksPerTick ?? MAX_BLOCKS_PER_TICK);
+    const finalEnd = Math.min(floor - 1, budgetEnd, head.number);
+    if (cursor.number < finalEnd) {
+      for await (const chunk of source.finalLogs(consumer.filter, cursor.number + 1, finalEnd)) {
+        const [to] = await source.headers([chunk.toBlock]);
+        if (!to) throw new Error(`network ${networkId}: final block ${chunk.toBlock} has no header`);
+        await commit(
+          consumer,
+          { type: 'block', from: chunk.fromBlock, to, logs: chunk.logs, head, finalized },
+          finalized,
+        );
+        cursor = to;
+      }
+    }
+    if (cursor.number < floor - 1) return cursor; // still in the final range: next tick
+    if (!onFollowedChain(cursor, floor)) {
+      // The cursor sits on a block the window does not hold (a crash between a window update and a
+      // rewind): start the stream again from the last final block; every handler is idempotent.
+      const base = await finalHeader(floor - 1);
+      log.warn('stream cursor is off the followed chain; rewinding to the last final block', {
+        stream: consumer.stream,
+        cursor: cursor.number,
+        to: base.number,
+      });
+      await rewind(consumer, base, head);
+      return base;
+    }
+    const blocks = window!.range(cursor.number + 1, Math.min(head.number, budgetEnd));
+    if (blocks.length > 0) {
+      const perBlock = await source.blockLogs(
+        consumer.filter,
+        blocks.map((b) => b.hash),
+      );
+      const to = blocks.at(-1)!;
+      await commit(
+        consumer,
+        { type: 'block', from: blocks[0]!.number, to, logs: perBlock.flat(), head, finalized },
+        finalized,
+      );
+      cursor = to;
+    }
+    return cursor;
+  }
+
+  /** One transaction: the blocks, what of them is final now, and the cursor. */
+  async function commit(
+    consumer: Consumer,
+    event: Extract<FollowerEvent, { type: 'block' }>,
+    finalized: number,
+  ): Promise<void> {
+    await transaction(async (tx) => {
+      await consumer.handle(tx, event);
+      await consumer.handle(tx, { type: 'finalize', block: Math.min(finalized, event.to.number) });
+      await saveCursor(tx, networkId, consumer.stream, event.to);
+    });
+  }
+
+  /** Whether the cursor is a block of the followed chain: in the window, or the final block under it. */
+  function onFollowedChain(cursor: BlockHeader, floor: number): boolean {
+    if (cursor.number < 0) return true;
+    const expected =
+      cursor.number >= floor ? window!.get(cursor.number)?.hash : window!.get(floor)?.parentHash;
+    return expected === undefined || expected === cursor.hash;
+  }
+
+  async function startingCursor(consumer: Consumer, head: BlockHeader): Promise<BlockHeader> {
+    const stored = await loadCursor(deps.fork(), networkId, consumer.stream);
+    if (stored) return stored;
+    const start = Math.max(0, Math.min(consumer.startBlock(head), head.number));
+    return start === 0 ? { number: -1, hash: '', parentHash: '', timestamp: 0 } : finalHeader(start - 1);
+  }
+
+  async function finalHeader(number: number): Promise<BlockHeader> {
+    if (number < 0) return { number: -1, hash: '', parentHash: '', timestamp: 0 };
+    const [header] = await source.headers([number]);
+    if (!header) throw new Error(`network ${networkId}: block ${number} has no header`);
+    return header;
+  }
+
+  return { network: deps.network, tick };
+}

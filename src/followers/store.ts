@@ -1,0 +1,98 @@
+import type { BlockHeader } from '../chains/types.ts';
+import type { EntityManager } from '../db/orm.ts';
+
+/** The follower's rows: stream cursors, the window of unfinalized headers, and what it last saw. */
+
+interface BlockRow {
+  number: string;
+  hash: string;
+  parent_hash: string;
+  timestamp: string;
+}
+
+const header = (r: BlockRow): BlockHeader => ({
+  number: Number(r.number),
+  hash: r.hash,
+  parentHash: r.parent_hash,
+  timestamp: Number(r.timestamp),
+});
+
+/** The stream's cursor, or null before its first block. */
+export async function loadCursor(
+  em: EntityManager,
+  network: string,
+  stream: string,
+): Promise<BlockHeader | null> {
+  const [row] = await em.execute<{ number: string; hash: string; timestamp: string }[]>(
+    `select block_number as number, block_hash as hash, block_timestamp as timestamp
+       from chain_cursors where network = ? and stream = ?`,
+    [network, stream],
+  );
+  return row
+    ? { number: Number(row.number), hash: row.hash, parentHash: '', timestamp: Number(row.timestamp) }
+    : null;
+}
+
+export async function saveCursor(em: EntityManager, network: string, stream: string, block: BlockHeader) {
+  await em.execute(
+    `insert into chain_cursors (network, stream, block_number, block_hash, block_timestamp, updated_at)
+     values (?, ?, ?, ?, ?, now())
+     on conflict (network, stream) do update set block_number = excluded.block_number,
+       block_hash = excluded.block_hash, block_timestamp = excluded.block_timestamp, updated_at = now()`,
+    [network, stream, block.number, block.hash, block.timestamp],
+  );
+}
+
+/** The stored window from `floor` up: its longest hash-linked run (anything after a gap is refetched). */
+export async function loadWindow(em: EntityManager, network: string, floor: number): Promise<BlockHeader[]> {
+  const rows = await em.execute<BlockRow[]>(
+    'select number, hash, parent_hash, timestamp from chain_blocks where network = ? and number >= ? order by number',
+    [network, floor],
+  );
+  const blocks: BlockHeader[] = [];
+  for (const row of rows.map(header)) {
+    const last = blocks.at(-1);
+    if (last && (row.number !== last.number + 1 || row.parentHash !== last.hash)) break;
+    blocks.push(row);
+  }
+  return blocks;
+}
+
+/**
+ * Writes what a window sync learnt: rows from `from` up replaced (a reorganisation), `added` stored,
+ * rows up to `pruneTo` dropped (final now), and the head the follower saw.
+ */
+export async function saveWindow(
+  em: EntityManager,
+  network: string,
+  change: { from?: number; added: BlockHeader[]; pruneTo: number; head: BlockHeader; finalized: number },
+): Promise<void> {
+  if (change.from !== undefined) {
+    await em.execute('delete from chain_blocks where network = ? and number >= ?', [network, change.from]);
+  }
+  if (change.added.length > 0) {
+    await em.execute(
+      `insert into chain_blocks (network, number, hash, parent_hash, timestamp)
+       select ?, b.number, b.hash, b."parentHash", b.timestamp
+         from jsonb_to_recordset(?::jsonb) as b(number bigint, hash text, "parentHash" text, timestamp bigint)
+       on conflict (network, number) do update set hash = excluded.hash, parent_hash = excluded.parent_hash,
+         timestamp = excluded.timestamp`,
+      [network, JSON.stringify(change.added)],
+    );
+  }
+  await em.execute('delete from chain_blocks where network = ? and number <= ?', [network, change.pruneTo]);
+  await em.execute(
+    `update chain_followers set head_number = ?, head_timestamp = ?, finalized_number = ?, ticked_at = now()
+      where network = ?`,
+    [change.head.number, change.head.timestamp, change.finalized, network],
+  );
+}
+
+/** Records that `owner` now follows `network` (operators, readiness and metrics read it). */
+export async function claimFollowing(em: EntityManager, network: string, owner: string): Promise<void> {
+  await em.execute(
+    `insert into chain_followers (network, owner, since) values (?, ?, now())
+     on conflict (network) do update set owner = excluded.owner, since = excluded.since`,
+    [network, owner],
+  );
+}

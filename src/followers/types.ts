@@ -1,0 +1,68 @@
+import type { EvmLog, LogChunk, LogFilter } from '../chains/evm/index.ts';
+import type { BlockHeader } from '../chains/types.ts';
+import type { EntityManager } from '../db/orm.ts';
+
+/**
+ * What a chain follower tells its consumers, in chain order:
+ * - `block`: the blocks after the stream's cursor up to `to`, with the consumer's logs of them;
+ * - `reorg`: blocks above `ancestor` left the canonical chain; undo what was derived from them;
+ * - `finalize`: blocks up to `block` can no longer change.
+ * Every event is applied inside the transaction that moves the stream's cursor, so a consumer's
+ * state and its cursor never disagree, whatever crashes when.
+ */
+export type FollowerEvent =
+  | {
+      type: 'block';
+      /** First block of the range. */
+      from: number;
+      /** Last block of the range: the stream's cursor after this event. */
+      to: BlockHeader;
+      /** The consumer's logs in [from, to.number], chain order; consistent with the followed headers. */
+      logs: EvmLog[];
+      /** The head the follower is at (depth = head.number - block + 1). */
+      head: BlockHeader;
+      finalized: number;
+    }
+  | { type: 'reorg'; ancestor: BlockHeader; head: BlockHeader }
+  | { type: 'finalize'; block: number };
+
+/** Where a follower stands after a tick; handed to consumers' out-of-transaction work. */
+export interface TickContext {
+  head: BlockHeader;
+  finalized: number;
+  /** The stream's cursor: every block up to it is processed. */
+  cursor: BlockHeader;
+  /** A transaction fenced like the follower's own (refused once this process lost the network). */
+  transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T>;
+}
+
+/** A domain module that derives state from one network's chain (sessions, deposits, relays). */
+export interface Consumer {
+  /** The cursor's name; one cursor per (network, stream). */
+  readonly stream: string;
+  /** The logs the consumer reads (contracts and topics). */
+  readonly filter: LogFilter;
+  /** The first block to process when the stream has no cursor yet. */
+  startBlock(head: BlockHeader): number;
+  /** Applies one event inside the transaction that moves the cursor. Must be idempotent. */
+  handle(tx: EntityManager, event: FollowerEvent): Promise<void>;
+  /** After the tick's transactions: work that reads the chain, never inside a transaction. */
+  afterTick?(context: TickContext): Promise<void>;
+}
+
+/**
+ * The chain as a follower reads it; one implementation per kind of network. Finality is the
+ * source's: the EVM `finalized` tag where the node serves it, else a configured depth; on Tron the
+ * solidified block.
+ */
+export interface ChainSource {
+  head(): Promise<BlockHeader>;
+  /** The highest block that can no longer change, given the current head. */
+  finalized(head: BlockHeader): Promise<number>;
+  /** Headers of the given blocks (null where the node has none), in one round trip where possible. */
+  headers(numbers: readonly number[]): Promise<(BlockHeader | null)[]>;
+  /** Logs of final blocks [from, to] in consecutive chunks (a block range may be read in one query). */
+  finalLogs(filter: LogFilter, from: number, to: number): AsyncGenerator<LogChunk>;
+  /** Logs of exact (unfinalized) blocks, by hash, one list per block. */
+  blockLogs(filter: LogFilter, hashes: readonly string[]): Promise<EvmLog[][]>;
+}

@@ -1,0 +1,65 @@
+import type { EntityManager } from '../../db/orm.ts';
+import type { PaymentKind } from './payment.entity.ts';
+
+/**
+ * Writing the payments ledger. Set-based: a chunk of logs becomes one INSERT whatever its size, and
+ * a reorganisation one DELETE, so a follower backfilling thousands of transfers costs a handful of
+ * statements per chunk.
+ */
+
+/** One on-chain transfer as a consumer decoded it (addresses lowercase `0x`). */
+export interface LedgerEntry {
+  txHash: string;
+  logIndex: number;
+  blockNumber: number;
+  blockHash: string;
+  kind: PaymentKind;
+  token: string;
+  payer: string;
+  recipient: string;
+  amountRaw: bigint;
+  orderRef?: string | null;
+}
+
+/**
+ * Records entries of `network`, each once: a transfer already in the ledger (the same chunk read
+ * again after a crash) keeps its row and id. Returns the rows' ids in the entries' order.
+ */
+export async function recordPayments(
+  em: EntityManager,
+  network: string,
+  entries: readonly LedgerEntry[],
+): Promise<number[]> {
+  if (entries.length === 0) return [];
+  const rows = entries.map((e) => ({
+    ...e,
+    amountRaw: e.amountRaw.toString(),
+    orderRef: e.orderRef ?? null,
+  }));
+  const inserted = await em.execute<{ id: string; tx_hash: string; log_index: number }[]>(
+    `insert into payments (network, tx_hash, log_index, block_number, block_hash, kind, token, payer, recipient,
+                           amount_raw, order_ref, created_at)
+     select ?, e."txHash", e."logIndex", e."blockNumber", e."blockHash", e.kind, e.token, e.payer, e.recipient,
+            e."amountRaw"::numeric, e."orderRef", now()
+       from jsonb_to_recordset(?::jsonb) as e("txHash" text, "logIndex" int, "blockNumber" bigint, "blockHash" text,
+            kind text, token text, payer text, recipient text, "amountRaw" text, "orderRef" text)
+     on conflict (network, tx_hash, log_index) do update set block_number = excluded.block_number,
+       block_hash = excluded.block_hash
+     returning id, tx_hash, log_index`,
+    [network, JSON.stringify(rows)],
+  );
+  const ids = new Map(inserted.map((r) => [`${r.tx_hash}:${r.log_index}`, Number(r.id)]));
+  return entries.map((e) => ids.get(`${e.txHash}:${e.logIndex}`)!);
+}
+
+/**
+ * Deletes the unclaimed rows of blocks above `block` (they left the canonical chain). Claims must be
+ * released first; a row still claimed (by a settled order, which cannot be undone) is kept.
+ */
+export async function forgetPaymentsAbove(em: EntityManager, network: string, block: number): Promise<void> {
+  await em.execute(
+    `delete from payments p where p.network = ? and p.block_number > ?
+        and not exists (select 1 from sessions s where s.payment_id = p.id)`,
+    [network, block],
+  );
+}
