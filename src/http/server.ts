@@ -6,7 +6,7 @@ import type { App } from '../app.ts';
 import { AppError } from '../errors.ts';
 import type { Actor, Context } from '../graphql/context.ts';
 import { toAppError } from '../graphql/errors.ts';
-import { credentialsChanged } from '../modules/auth/auth.entity.ts';
+import { credentialsChanged } from '../modules/auth/credentials.ts';
 import { openApiDocument } from '../rest/openapi.ts';
 import { parseJsonObject, readBody } from './body.ts';
 import { createGraphqlHandler } from './graphql.ts';

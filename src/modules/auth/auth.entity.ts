@@ -1,5 +1,4 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { topic } from '../../db/pubsub.ts';
 import { Merchant } from '../merchant/merchant.entity.ts';
 
 /**
@@ -51,9 +50,3 @@ export const RequestNonceSchema = defineEntity({
 });
 export class RequestNonce extends RequestNonceSchema.class {}
 RequestNonceSchema.setClass(RequestNonce);
-
-/**
- * Published when a merchant's keys or allowlist change, so every API process drops its cached
- * credentials of that merchant at once (a revoked key stops working everywhere, not after a cache period).
- */
-export const credentialsChanged = topic('credentials_changed', ['merchantId']);

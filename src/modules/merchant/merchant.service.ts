@@ -5,7 +5,8 @@ import { publish } from '../../db/pubsub.ts';
 import { AppError, notFound, validation } from '../../errors.ts';
 import { encryptSecret } from '../../lib/crypto.ts';
 import { newId, newSecret } from '../../lib/ids.ts';
-import { ApiKey, credentialsChanged } from '../auth/auth.entity.ts';
+import { ApiKey } from '../auth/auth.entity.ts';
+import { credentialsChanged } from '../auth/credentials.ts';
 import { assertPublicUrl } from '../webhook/ssrf.ts';
 import { AllowedIp, Merchant, SettlementWallet } from './merchant.entity.ts';
 
