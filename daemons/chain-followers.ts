@@ -20,7 +20,7 @@ import { sessionConsumer } from '../src/modules/session/session.consumer.ts';
  */
 
 /** How often a standby tries to take a network over. */
-export const STANDBY_RETRY_MS = 2_000;
+export const STANDBY_RETRY_MS = 1_000;
 /** Pause after a failed tick (node down, database hiccup) before the next. */
 export const RETRY_DELAY_MS = 2_000;
 

@@ -1,6 +1,6 @@
 import type { EntityManager } from '../../db/orm.ts';
 import { publish, topic } from '../../db/pubsub.ts';
-import { enqueueWebhook } from '../webhook/outbox.ts';
+import { enqueueWebhooks, type WebhookEvent } from '../webhook/outbox.ts';
 import type { OrderStatus, SessionView, Step } from './session.entity.ts';
 import { STEP_STATUS } from './session.machine.ts';
 
@@ -129,10 +129,13 @@ export async function transitionSessions(
     for (const row of updated) applied.add(row.id);
   }
   const done = changes.filter((c) => applied.has(c.session.id));
-  for (const change of done) {
-    const event = (SESSION_TRANSITIONS[change.kind] as { event?: WebhookName }).event;
-    if (event) await announce(em, change, event);
-  }
+  await enqueueWebhooks(
+    em,
+    done.flatMap((change) => {
+      const event = (SESSION_TRANSITIONS[change.kind] as { event?: WebhookName }).event;
+      return event ? [webhookOf(change, event)] : [];
+    }),
+  );
   await publish(
     em,
     sessionChanged,
@@ -165,9 +168,10 @@ function jsonFields(set: Partial<SessionFields>): Record<string, unknown> {
   return out;
 }
 
-async function announce(em: EntityManager, change: SessionChange, event: WebhookName): Promise<void> {
+/** The payment.* webhook of a settled session (section 6.5). */
+function webhookOf(change: SessionChange, event: WebhookName): WebhookEvent {
   const s = change.session;
-  await enqueueWebhook(em, {
+  return {
     merchantId: s.merchantId,
     event,
     subjectId: s.id,
@@ -185,5 +189,5 @@ async function announce(em: EntityManager, change: SessionChange, event: Webhook
       tx_hash: change.txHash,
       order_ref: s.orderRef,
     },
-  });
+  };
 }

@@ -114,74 +114,134 @@ function jsonValue(value: unknown): unknown {
   return value;
 }
 
-/** Call inside the business transaction (em from em.transactional). Returns the delivery id or null when no webhook is due (no API key, webhooks disabled, no target). */
+/**
+ * Call inside the business transaction (em from em.transactional). Returns the delivery id, or null
+ * when no webhook is due (no API key, webhooks disabled, no target).
+ */
 export async function enqueueWebhook(em: EntityManager, event: WebhookEvent): Promise<string | null> {
-  // Outside a transaction the three writes still commit together.
-  if (!em.isInTransaction()) return em.transactional((tx) => enqueueWebhook(tx, event));
+  const [id] = await enqueueWebhooks(em, [event]);
+  return id ?? null;
+}
 
-  const key = idempotencyKeyOf(event.event, event.subjectId);
-  const callbackUrl = event.callbackUrl || null;
-  // One statement: is a webhook due (section 5.4: not without an active API key, nor when switched
-  // off, nor without a target), and if so the event, unless this logical event exists already.
-  const [due] = await em.execute<{ target: string; event_id: string | null }[]>(EVENT_SQL, [
-    callbackUrl,
-    event.merchantId,
-    newEventId(),
-    event.event,
-    event.subjectId,
-    key,
-    callbackUrl,
-    buildWebhookBody(event),
-  ]);
-  if (!due) {
-    const [known] = await em.execute('select 1 from merchants where id = ?', [event.merchantId]);
-    if (!known) throw new Error(`enqueueWebhook: unknown merchant ${event.merchantId}`);
-    return null;
-  }
-  if (!due.event_id) {
-    // The same logical event was enqueued before (a settlement job ran twice): it is never created
-    // twice; answer with its first delivery. (A statement of its own: it must see a concurrent
-    // enqueue that committed while ours waited on the unique index.)
+/**
+ * Many events at once, in the caller's transaction, in two statements whatever their number (a
+ * follower settling thousands of sessions in one chunk): the events that are due (section 5.4: not
+ * without an active API key, nor when switched off, nor without a target) and not enqueued before,
+ * then their deliveries with their jobs and notices. Returns each event's delivery id, or null; an
+ * event enqueued before answers with its first delivery (a settlement that ran twice).
+ */
+export async function enqueueWebhooks(
+  em: EntityManager,
+  events: readonly WebhookEvent[],
+): Promise<(string | null)[]> {
+  if (events.length === 0) return [];
+  // Outside a transaction the writes still commit together.
+  if (!em.isInTransaction()) return em.transactional((tx) => enqueueWebhooks(tx, events));
+  const input = events.map((event, ord) => ({
+    ord,
+    id: newEventId(),
+    merchant_id: event.merchantId,
+    event: event.event,
+    subject_id: event.subjectId,
+    idempotency_key: idempotencyKeyOf(event.event, event.subjectId),
+    callback_url: event.callbackUrl || null,
+    body: buildWebhookBody(event),
+  }));
+  const rows = await em.execute<
+    { ord: number; merchant: string | null; target: string | null; event_id: string | null }[]
+  >(EVENTS_SQL, [JSON.stringify(input)]);
+  const unknown = rows.find((r) => r.merchant === null);
+  if (unknown) throw new Error(`enqueueWebhook: unknown merchant ${events[unknown.ord]!.merchantId}`);
+
+  const deliveries = rows
+    .filter((r) => r.event_id && r.target)
+    .map((r) => ({
+      ord: r.ord,
+      id: newId('webhook'),
+      event_id: r.event_id,
+      merchant_id: r.merchant,
+      target_url: r.target,
+    }));
+  if (deliveries.length > 0) await insertDeliveries(em, deliveries);
+  const ids: (string | null)[] = events.map(() => null);
+  for (const d of deliveries) ids[d.ord] = d.id;
+  for (const r of rows) {
+    if (!r.target || r.event_id) continue;
+    // The same logical event was enqueued before: never created twice; answer with its first
+    // delivery. (A statement of its own: it must see a concurrent enqueue that committed while ours
+    // waited on the unique index.)
+    const e = input[r.ord]!;
     const [existing] = await em.execute<{ id: string }[]>(
       `select d.id from webhook_deliveries d join webhook_events e on e.id = d.event_id
         where e.merchant_id = ? and e.idempotency_key = ? order by d.created_at, d.id limit 1`,
-      [event.merchantId, key],
+      [e.merchant_id, e.idempotency_key],
     );
-    return existing?.id ?? null;
+    ids[r.ord] = existing?.id ?? null;
   }
-  return createDelivery(em, { eventId: due.event_id, merchantId: event.merchantId, targetUrl: due.target });
+  return ids;
 }
 
-const EVENT_SQL = `
-with m as (
-  select m.id, coalesce(?::text, m.webhook_url) as target
-    from merchants m
-   where m.id = ? and m.webhooks_enabled
+/**
+ * One row per input event: its merchant (null when unknown), the target when a webhook is due, and
+ * the event's id when it was created now (null when the logical event existed already).
+ */
+const EVENTS_SQL = `
+with input as (
+  select * from jsonb_to_recordset(?::jsonb) as i(ord int, id text, merchant_id text, event text, subject_id text,
+                                                   idempotency_key text, callback_url text, body text)
+), due as (
+  select i.*, coalesce(i.callback_url, m.webhook_url) as target
+    from input i join merchants m on m.id = i.merchant_id
+   where m.webhooks_enabled and coalesce(i.callback_url, m.webhook_url) is not null
      and exists (select 1 from api_keys k
                   where k.merchant_id = m.id and (k.revoked_at is null or k.revoked_at > now()))
 ), created as (
   insert into webhook_events (id, merchant_id, event, subject_id, idempotency_key, callback_url, body, created_at)
-  select ?, m.id, ?, ?, ?, ?::text, ?, clock_timestamp() from m where m.target is not null
+  select id, merchant_id, event, subject_id, idempotency_key, callback_url, body, clock_timestamp() from due
+   order by ord
   on conflict (merchant_id, idempotency_key) do nothing
   returning id
 )
-select m.target, created.id as event_id from m left join created on true where m.target is not null`;
+select i.ord, m.id as merchant, d.target, c.id as event_id
+  from input i
+  left join merchants m on m.id = i.merchant_id
+  left join due d on d.ord = i.ord
+  left join created c on c.id = d.id
+ order by i.ord`;
 
 /**
- * The delivery row, its `deliver_webhook` job (as addJob adds it: graphile_worker.add_job on the
- * caller's connection) and the NOTIFY, in one statement. Millisecond timestamps: exactly what a JS
- * Date (and so a page cursor) holds.
+ * The delivery rows, their `deliver_webhook` jobs (one graphile_worker.add_jobs call for all of them,
+ * on the caller's connection, as addJob adds one) and the NOTIFYs, in one statement. Millisecond
+ * timestamps: exactly what a JS Date (and so a page cursor) holds.
  */
-const DELIVERY_SQL = `
-with d as (
+const DELIVERIES_SQL = `
+with input as (
+  select * from jsonb_to_recordset(?::jsonb) as i(id text, event_id text, merchant_id text, target_url text)
+), d as (
   insert into webhook_deliveries (id, event_id, merchant_id, target_url, status, attempts, next_attempt_at, created_at, updated_at)
-  select ?, ?, ?, ?, 'pending', 0, t.at, t.at, t.at
-    from (select date_trunc('milliseconds', clock_timestamp()) as at) t
+  select i.id, i.event_id, i.merchant_id, i.target_url, 'pending', 0, t.at, t.at, t.at
+    from input i, (select date_trunc('milliseconds', clock_timestamp()) as at) t
   returning *
+), jobs as (
+  select j.id from graphile_worker.add_jobs(array(
+    select row(?::text, json_build_object('deliveryId', d.id), null::text, null::timestamptz, null::smallint,
+               ?::text || d.id, null::smallint, null::text[])::graphile_worker.job_spec
+      from d
+  )) j
 )
-select (graphile_worker.add_job(?, json_build_object('deliveryId', d.id), job_key => ?)).id as job_id,
-       pg_notify(?, ${NOTICE_JSON})
-  from d`;
+select (select count(*) from jobs) as jobs, (select count(pg_notify(?, ${NOTICE_JSON})) from d) as notices`;
+
+async function insertDeliveries(
+  em: EntityManager,
+  rows: { id: string; event_id: string | null; merchant_id: string | null; target_url: string | null }[],
+): Promise<void> {
+  await em.execute(DELIVERIES_SQL, [
+    JSON.stringify(rows),
+    DELIVER_WEBHOOK_TASK,
+    deliveryJobKey(''),
+    DELIVERY_CHANNEL,
+  ]);
+}
 
 /** Adds a fresh delivery of a stored event and its job (first attempt immediately); used by resends too. */
 export async function createDelivery(
@@ -189,14 +249,8 @@ export async function createDelivery(
   input: { eventId: string; merchantId: string; targetUrl: string },
 ): Promise<string> {
   const id = newId('webhook');
-  await em.execute(DELIVERY_SQL, [
-    id,
-    input.eventId,
-    input.merchantId,
-    input.targetUrl,
-    DELIVER_WEBHOOK_TASK,
-    deliveryJobKey(id),
-    DELIVERY_CHANNEL,
+  await insertDeliveries(em, [
+    { id, event_id: input.eventId, merchant_id: input.merchantId, target_url: input.targetUrl },
   ]);
   return id;
 }

@@ -1,0 +1,291 @@
+/**
+ * Chain following across worker processes, on a fresh anvil and an embedded PostgreSQL, with two real
+ * `npm run worker` processes (src/worker-main.ts) and the network's default poll interval:
+ *
+ *   npx tsx bench/takeover.ts [--payments 100] [--kill-every 20] [--pace 800]
+ *
+ * 1. Payment → `completed` latency over `--payments` payments (one every `--pace` ms), measured from
+ *    the block that brings a payment to its confirmation depth to the committed completion: once with
+ *    no kills (the baseline, same run), once with the leading worker SIGKILLed every `--kill-every`
+ *    seconds (a fresh worker is started in its place, as a supervisor would). Target: p95 ≤ 3× baseline.
+ * 2. Takeover time after each SIGKILL: until the standby leads the network (target ≤ 15 s).
+ * 3. Notification latency: commit of a completion by a worker process → a subscriber in this process
+ *    (LISTEN/NOTIFY), target p95 < 200 ms.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { JsonRpcProvider, parseEther, Wallet } from 'ethers';
+import { startAnvil } from '../src/chains/anvil.ts';
+import { contractAt } from '../src/chains/contracts.ts';
+import { networkFileSchema } from '../src/chains/networks.ts';
+import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { createOrm } from '../src/db/orm.ts';
+import { PubSub } from '../src/db/pubsub.ts';
+import { DEFAULT_DEV_TOKENS, deployDevContracts } from '../src/devstack/deploy.ts';
+import { newId } from '../src/lib/ids.ts';
+import { createLogger } from '../src/lib/logger.ts';
+import { PAYMENT_ROUTER } from '../src/modules/session/session.chain.ts';
+import { orderRefOf } from '../src/modules/session/session.service.ts';
+import { sessionChanged } from '../src/modules/session/session.transition.ts';
+import { percentile } from './support.ts';
+
+const AMOUNT = 1_000_000n; // 1 USDC: the 3-block tier
+const DEPTH = 3;
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const ms = (n: number) => `${n.toFixed(0)} ms`;
+
+export async function main(argv = process.argv.slice(2)) {
+  const { values } = parseArgs({
+    args: argv,
+    options: { payments: { type: 'string' }, 'kill-every': { type: 'string' }, pace: { type: 'string' } },
+  });
+  const payments = Number(values.payments ?? 100);
+  const killEveryMs = Number(values['kill-every'] ?? 20) * 1000;
+  const paceMs = Number(values.pace ?? 800);
+
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-takeover-'));
+  const db = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), persistent: false });
+  const anvil = await startAnvil({ chainId: 31337 });
+  const workers = new Set<ChildProcess>();
+  try {
+    const url = await db.createDatabase('bench');
+    await migrate(url);
+    const provider = new JsonRpcProvider(anvil.rpcUrl, 31337, { staticNetwork: true, cacheTimeout: -1 });
+    const deployer = await richWallet(provider);
+    const contracts = await deployDevContracts(deployer, {
+      tokens: [...DEFAULT_DEV_TOKENS],
+      feeWallet: deployer.address,
+    });
+    const usdc = contracts.tokens.USDC!;
+    const payer = await richWallet(provider);
+    const total = BigInt(2 * payments + 20) * AMOUNT;
+    await (
+      await contractAt('TestToken', usdc.address, deployer).getFunction('mint')(payer.address, total)
+    ).wait();
+    await (
+      await contractAt('TestToken', usdc.address, payer).getFunction('approve')(
+        contracts.paymentRouter,
+        total,
+      )
+    ).wait();
+    const networks = networkFileSchema.parse({
+      networks: [
+        {
+          id: 'eth',
+          kind: 'evm',
+          chainId: 31337,
+          rpcUrls: [anvil.rpcUrl],
+          confirmations: [{ blocks: DEPTH }],
+          tokens: Object.values(contracts.tokens).map((t) => ({
+            symbol: t.symbol,
+            address: t.address,
+            decimals: t.decimals,
+          })),
+          contracts: { paymentRouter: contracts.paymentRouter, multicall3: contracts.multicall3 },
+        },
+      ],
+    });
+    const networksFile = path.join(dir, 'networks.json');
+    writeFileSync(networksFile, JSON.stringify(networks));
+    const secretsKey = randomBytes(32).toString('hex');
+
+    const orm = await createOrm(url);
+    const em = () => orm.em.fork();
+    const merchantId = newId('merchant');
+    await em().execute(
+      `insert into merchants (id, name, webhook_url, created_at, updated_at)
+                        values (?, 'Bench', 'http://127.0.0.1:9/hook', now(), now())`,
+      [merchantId],
+    );
+    const settlement = Wallet.createRandom().address.toLowerCase();
+    await em().execute(
+      `insert into settlement_wallets (merchant_id, network, address, created_at, updated_at) values (?, 'eth', ?, now(), now())`,
+      [merchantId, settlement],
+    );
+    const deadline = (await provider.getBlock('latest'))!.timestamp + 7 * 86_400;
+    let nonce = Number(BigInt(await provider.send('eth_getTransactionCount', [payer.address, 'pending'])));
+
+    /** A session at awaiting_payment (inserted directly: the API path is not what this measures). */
+    async function newSession(): Promise<{ id: string; orderRef: string }> {
+      const id = newId('session');
+      const orderRef = orderRefOf(id);
+      await em().execute(
+        `insert into sessions (id, merchant_id, language, network, token, amount, wallet, payee, step, status, order_ref,
+                               deadline, expires_at, created_at, updated_at, version)
+         values (?, ?, 'en', 'eth', 'USDC', '1', ?, ?, 'awaiting_payment', 'pending', ?, ?, now() + interval '1 day', now(), now(), 0)`,
+        [id, merchantId, payer.address.toLowerCase(), settlement, orderRef, deadline],
+      );
+      return { id, orderRef };
+    }
+
+    /** Pays a session and mines it to depth; resolves with the time the depth block exists. */
+    async function payToDepth(orderRef: string): Promise<number> {
+      const raw = await payer.signTransaction({
+        to: contracts.paymentRouter,
+        data: PAYMENT_ROUTER.encodeFunctionData('pay', [
+          usdc.address,
+          AMOUNT,
+          settlement,
+          orderRef,
+          deadline,
+        ]),
+        nonce: nonce++,
+        gasLimit: 200_000n,
+        gasPrice: 10_000_000_000n,
+        chainId: 31337n,
+        type: 0,
+      });
+      await provider.send('eth_sendRawTransaction', [raw]);
+      await provider.send('anvil_mine', [`0x${(DEPTH - 1).toString(16)}`]);
+      return performance.now();
+    }
+
+    async function completedAt(id: string): Promise<number> {
+      for (;;) {
+        const [row] = await em().execute<{ status: string }[]>('select status from sessions where id = ?', [
+          id,
+        ]);
+        if (row?.status === 'completed') return performance.now();
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    }
+
+    const env = {
+      ...process.env,
+      NODE_ENV: 'production',
+      DATABASE_URL: url,
+      NETWORKS_FILE: networksFile,
+      SECRETS_KEY: secretsKey,
+      LOG_LEVEL: 'info',
+      WORKER_CONCURRENCY: '2',
+    };
+    async function startWorker(): Promise<ChildProcess> {
+      const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/worker-main.ts')], {
+        env,
+        cwd: root,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      workers.add(child);
+      child.once('exit', () => workers.delete(child));
+      await new Promise<void>((resolve, reject) => {
+        child.stderr!.on('data', (chunk: Buffer) => {
+          if (chunk.toString().includes('worker started')) resolve();
+        });
+        child.once('exit', (code) => reject(new Error(`worker exited with ${code}`)));
+      });
+      return child;
+    }
+    const leader = async () =>
+      (await em().execute<{ owner: string }[]>(`select owner from chain_followers where network = 'eth'`))[0]
+        ?.owner;
+    const pidOf = (owner: string | undefined) => Number(owner?.split(':')[1]);
+
+    // Notifications, as an API process sees them.
+    const pubsub = new PubSub({ databaseUrl: url, logger: createLogger('error') });
+    const notified = new Map<string, number>();
+    await pubsub.on(sessionChanged, ({ id }) => notified.set(id, performance.now()));
+
+    await startWorker();
+    await startWorker();
+    while (!(await leader())) await new Promise((r) => setTimeout(r, 50));
+
+    /** `payments` payments, one every `paceMs`; with `killEveryMs`, the leader is SIGKILLed that often. */
+    async function round(kill: boolean) {
+      const latencies: number[] = [];
+      const notifyLags: number[] = [];
+      const takeovers: number[] = [];
+      const started = performance.now();
+      let nextKill = started + killEveryMs;
+      const pending: Promise<void>[] = [];
+      for (let i = 0; i < payments; i++) {
+        if (kill && performance.now() >= nextKill) {
+          nextKill += killEveryMs;
+          const before = await leader();
+          const victim = [...workers].find((w) => w.pid === pidOf(before));
+          const killedAt = performance.now();
+          victim?.kill('SIGKILL');
+          pending.push(
+            (async () => {
+              for (;;) {
+                const now = await leader();
+                const led = [...workers].some((w) => w.pid === pidOf(now) && w !== victim);
+                if (led && now !== before) break;
+                await new Promise((r) => setTimeout(r, 20));
+              }
+              takeovers.push(performance.now() - killedAt);
+            })(),
+          );
+          startWorker().catch(() => {}); // a supervisor restarts it; it stands by
+        }
+        const session = await newSession();
+        const atDepth = await payToDepth(session.orderRef);
+        pending.push(
+          completedAt(session.id).then((done) => {
+            latencies.push(done - atDepth);
+            const heard = notified.get(session.id);
+            if (heard !== undefined) notifyLags.push(heard - done);
+          }),
+        );
+        await new Promise((r) => setTimeout(r, paceMs));
+      }
+      await Promise.all(pending);
+      return {
+        latencies: latencies.sort((a, b) => a - b),
+        notifyLags: notifyLags.sort((a, b) => a - b),
+        takeovers,
+      };
+    }
+
+    const calm = await round(false);
+    const killed = await round(true);
+    const p95 = (xs: number[]) => percentile(xs, 0.95);
+    console.log(
+      `\n1. Payment at depth → completed, ${payments} payments, one every ${paceMs} ms, default poll interval`,
+    );
+    console.log(
+      `   no kills (baseline):          p50 ${ms(percentile(calm.latencies, 0.5))}  p95 ${ms(p95(calm.latencies))}  max ${ms(calm.latencies.at(-1)!)}`,
+    );
+    console.log(
+      `   leader SIGKILLed every ${killEveryMs / 1000} s:   p50 ${ms(percentile(killed.latencies, 0.5))}  p95 ${ms(p95(killed.latencies))}  max ${ms(killed.latencies.at(-1)!)}`,
+    );
+    console.log(
+      `   ratio p95 killed/baseline: ${(p95(killed.latencies) / p95(calm.latencies)).toFixed(2)} (target ≤ 3)`,
+    );
+    const t = killed.takeovers.sort((a, b) => a - b);
+    console.log(
+      `\n2. Takeover after SIGKILL (${t.length} kills): ${t.map((x) => ms(x)).join(', ')}; max ${ms(t.at(-1) ?? 0)} (target ≤ 15 000 ms)`,
+    );
+    const lags = [...calm.notifyLags, ...killed.notifyLags].sort((a, b) => a - b);
+    console.log(
+      `\n3. Notification of a completion by a worker process → subscriber here, relative to when polling (every 5 ms) first saw it committed (negative: the notice came first), ${lags.length} completions: p50 ${ms(percentile(lags, 0.5))}  p95 ${ms(p95(lags))}  max ${ms(lags.at(-1) ?? 0)} (target p95 < 200 ms)`,
+    );
+    await pubsub.close();
+    await orm.close(true);
+  } finally {
+    for (const w of workers) w.kill('SIGKILL');
+    await anvil.stop();
+    await db.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function richWallet(provider: JsonRpcProvider): Promise<Wallet> {
+  const wallet = new Wallet(Wallet.createRandom().privateKey, provider);
+  await provider.send('anvil_setBalance', [wallet.address, `0x${parseEther('1000').toString(16)}`]);
+  return wallet;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+  main()
+    .then(() => process.exit(0))
+    .catch((err) => {
+      console.error(err);
+      process.exit(1);
+    });
+}
