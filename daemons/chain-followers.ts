@@ -8,7 +8,8 @@ import { evmSource } from '../src/followers/evm-source.ts';
 import { createFollower } from '../src/followers/follower.ts';
 import { Leadership, LeadershipLost } from '../src/followers/leadership.ts';
 import { claimFollowing } from '../src/followers/store.ts';
-import type { Consumer } from '../src/followers/types.ts';
+import { tronSource } from '../src/followers/tron-source.ts';
+import type { ChainSource, Consumer } from '../src/followers/types.ts';
 import { sessionConsumer } from '../src/modules/session/session.consumer.ts';
 
 /**
@@ -62,13 +63,20 @@ export function consumersOf(app: App, network: NetworkConfig, options: FollowerO
   return consumers;
 }
 
+/** The chain as the network's follower reads it: EVM with its finality, Tron solidified blocks. */
+function sourceOf(app: App, network: NetworkConfig): ChainSource {
+  const clients = app.services.chainClients;
+  return network.kind === 'tron'
+    ? tronSource(clients.tronHttp(network))
+    : evmSource(clients.evm(network), network);
+}
+
 export function startChainFollowers(app: App, options: FollowerOptions = {}): ChainFollowers {
   const leadership = new Leadership({ databaseUrl: app.config.databaseUrl!, logger: app.logger });
   const owner = options.owner ?? `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   const abort = new AbortController();
   const followed = app.services.networks
     .list()
-    .filter((n) => n.kind === 'evm')
     .map((network) => ({ network, consumers: consumersOf(app, network, options) }))
     .filter((f) => f.consumers.length > 0);
 
@@ -78,7 +86,7 @@ export function startChainFollowers(app: App, options: FollowerOptions = {}): Ch
     const log = app.logger.child({ follower: network.id, owner });
     const follower = createFollower({
       network,
-      source: evmSource(app.services.chainClients.evm(network), network),
+      source: sourceOf(app, network),
       consumers,
       fork: () => app.fork(),
       fence: (tx) => leadership.fence(tx, network.id),

@@ -1,13 +1,15 @@
 import { createEvmClient, type EvmClient, type LogScanOptions } from './evm/index.ts';
 import type { NetworkConfig } from './networks.ts';
+import { createTronHttp, type TronHttp } from './tron/http.ts';
 import type { ChainLogger } from './types.ts';
 
 /**
- * One EVM client per network for the whole process, created on first use: the API's reads, the
- * chain followers and the jobs share endpoint health and the log scanner's learnt range size.
+ * One client per network for the whole process, created on first use: the API's reads, the chain
+ * followers and the jobs share endpoint health (and on EVM the log scanner's learnt range size).
  */
 export class ChainClients {
   private readonly clients = new Map<string, EvmClient>();
+  private readonly tron = new Map<string, TronHttp>();
 
   constructor(
     private readonly logger: ChainLogger,
@@ -23,5 +25,16 @@ export class ChainClients {
       this.clients.set(network.id, client);
     }
     return client;
+  }
+
+  /** The HTTP API of a Tron network (endpoint failover included). */
+  tronHttp(network: NetworkConfig): TronHttp {
+    if (network.kind !== 'tron') throw new Error(`network ${network.id} is not a Tron network`);
+    let http = this.tron.get(network.id);
+    if (!http) {
+      http = createTronHttp({ network, logger: this.logger });
+      this.tron.set(network.id, http);
+    }
+    return http;
   }
 }
