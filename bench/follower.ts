@@ -17,17 +17,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { JsonRpcProvider, parseEther, Wallet } from 'ethers';
+import { type JsonRpcProvider, Wallet } from 'ethers';
 import { startChainFollowers } from '../daemons/chain-followers.ts';
 import { createApp } from '../src/app.ts';
-import { startAnvil } from '../src/chains/anvil.ts';
-import { contractAt } from '../src/chains/contracts.ts';
-import { networkFileSchema } from '../src/chains/networks.ts';
 import { loadConfig } from '../src/config.ts';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
 import { migrate } from '../src/db/migrate.ts';
 import type { EntityManager } from '../src/db/orm.ts';
-import { DEFAULT_DEV_TOKENS, deployDevContracts } from '../src/devstack/deploy.ts';
 import { evmSource } from '../src/followers/evm-source.ts';
 import { createFollower } from '../src/followers/follower.ts';
 import { newId } from '../src/lib/ids.ts';
@@ -36,7 +32,7 @@ import { PAYMENT_ROUTER, PAYMENT_TOPIC } from '../src/modules/session/session.ch
 import { sessionConsumer } from '../src/modules/session/session.consumer.ts';
 import { Session } from '../src/modules/session/session.entity.ts';
 import { orderRefOf } from '../src/modules/session/session.service.ts';
-import { percentile } from './support.ts';
+import { paymentChain, percentile } from './support.ts';
 
 const AMOUNT = 1_000_000n; // 1 USDC: the 3-block tier
 const DEPTH = 3;
@@ -58,49 +54,17 @@ export async function main(argv = process.argv.slice(2)) {
   const backfillBlocks = Number(values.blocks ?? 10_000);
   const backfillPayments = Number(values.backfill ?? 2_000);
 
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-listener-'));
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-follower-'));
   const db = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), persistent: false });
-  const anvil = await startAnvil({ chainId: 31337 });
+  const { anvil, provider, contracts, usdc, payer, networks } = await paymentChain({
+    payments: latencyPayments + backfillPayments,
+    amount: AMOUNT,
+    depth: DEPTH,
+    pollIntervalMs: pollMs,
+  });
   try {
     const url = await db.createDatabase('bench');
     await migrate(url);
-    const provider = new JsonRpcProvider(anvil.rpcUrl, 31337, { staticNetwork: true, cacheTimeout: -1 });
-    const deployer = await richWallet(provider);
-    const contracts = await deployDevContracts(deployer, {
-      tokens: [...DEFAULT_DEV_TOKENS],
-      feeWallet: deployer.address,
-    });
-    const usdc = contracts.tokens.USDC!;
-    const payer = await richWallet(provider);
-    const total = BigInt(latencyPayments + backfillPayments) * AMOUNT;
-    await (
-      await contractAt('TestToken', usdc.address, deployer).getFunction('mint')(payer.address, total)
-    ).wait();
-    await (
-      await contractAt('TestToken', usdc.address, payer).getFunction('approve')(
-        contracts.paymentRouter,
-        total,
-      )
-    ).wait();
-
-    const networks = networkFileSchema.parse({
-      networks: [
-        {
-          id: 'eth',
-          kind: 'evm',
-          chainId: 31337,
-          rpcUrls: [anvil.rpcUrl],
-          confirmations: [{ blocks: DEPTH }],
-          tokens: Object.values(contracts.tokens).map((t) => ({
-            symbol: t.symbol,
-            address: t.address,
-            decimals: t.decimals,
-          })),
-          contracts: { paymentRouter: contracts.paymentRouter, multicall3: contracts.multicall3 },
-          pollIntervalMs: pollMs,
-        },
-      ],
-    });
     const config = loadConfig({
       DATABASE_URL: url,
       NETWORKS_FILE: '(bench)',
@@ -259,12 +223,6 @@ async function rpcBatch(rpcUrl: string, calls: { method: string; params: unknown
   const answers = (await res.json()) as { error?: { message: string } }[];
   const failed = answers.find((a) => a.error);
   if (failed) throw new Error(`anvil refused a call: ${failed.error!.message}`);
-}
-
-async function richWallet(provider: JsonRpcProvider): Promise<Wallet> {
-  const wallet = new Wallet(Wallet.createRandom().privateKey, provider);
-  await provider.send('anvil_setBalance', [wallet.address, `0x${parseEther('1000').toString(16)}`]);
-  return wallet;
 }
 
 /** Sessions at awaiting_payment (inserted in bulk: the API path is not what this measures). */

@@ -1,3 +1,63 @@
+import { JsonRpcProvider, parseEther, Wallet } from 'ethers';
+import { startAnvil } from '../src/chains/anvil.ts';
+import { contractAt } from '../src/chains/contracts.ts';
+import { networkFileSchema } from '../src/chains/networks.ts';
+import { DEFAULT_DEV_TOKENS, deployDevContracts } from '../src/devstack/deploy.ts';
+
 /** The value below which a fraction `p` of the sorted samples fall (nearest rank); 0 for none. */
 export const percentile = (sorted: number[], p: number): number =>
   sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
+
+/**
+ * A payment chain for the follower benches: a fresh anvil with the routers and test tokens deployed,
+ * a payer holding `payments` USDC payments of `amount` with the payment router approved for all of
+ * them, and the network file of it (`eth`, confirmation `depth`, optional poll interval).
+ */
+export async function paymentChain(options: {
+  payments: number;
+  amount: bigint;
+  depth: number;
+  pollIntervalMs?: number;
+}) {
+  const anvil = await startAnvil({ chainId: 31337 });
+  const provider = new JsonRpcProvider(anvil.rpcUrl, 31337, { staticNetwork: true, cacheTimeout: -1 });
+  const deployer = await richWallet(provider);
+  const contracts = await deployDevContracts(deployer, {
+    tokens: [...DEFAULT_DEV_TOKENS],
+    feeWallet: deployer.address,
+  });
+  const usdc = contracts.tokens.USDC!;
+  const payer = await richWallet(provider);
+  const total = BigInt(options.payments) * options.amount;
+  await (
+    await contractAt('TestToken', usdc.address, deployer).getFunction('mint')(payer.address, total)
+  ).wait();
+  await (
+    await contractAt('TestToken', usdc.address, payer).getFunction('approve')(contracts.paymentRouter, total)
+  ).wait();
+  const networks = networkFileSchema.parse({
+    networks: [
+      {
+        id: 'eth',
+        kind: 'evm',
+        chainId: 31337,
+        rpcUrls: [anvil.rpcUrl],
+        confirmations: [{ blocks: options.depth }],
+        tokens: Object.values(contracts.tokens).map((t) => ({
+          symbol: t.symbol,
+          address: t.address,
+          decimals: t.decimals,
+        })),
+        contracts: { paymentRouter: contracts.paymentRouter, multicall3: contracts.multicall3 },
+        ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
+      },
+    ],
+  });
+  return { anvil, provider, deployer, contracts, usdc, payer, networks };
+}
+
+async function richWallet(provider: JsonRpcProvider): Promise<Wallet> {
+  const wallet = new Wallet(Wallet.createRandom().privateKey, provider);
+  await provider.send('anvil_setBalance', [wallet.address, `0x${parseEther('1000').toString(16)}`]);
+  return wallet;
+}

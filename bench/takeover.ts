@@ -19,21 +19,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { JsonRpcProvider, parseEther, Wallet } from 'ethers';
-import { startAnvil } from '../src/chains/anvil.ts';
-import { contractAt } from '../src/chains/contracts.ts';
-import { networkFileSchema } from '../src/chains/networks.ts';
+import { Wallet } from 'ethers';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createOrm } from '../src/db/orm.ts';
 import { PubSub } from '../src/db/pubsub.ts';
-import { DEFAULT_DEV_TOKENS, deployDevContracts } from '../src/devstack/deploy.ts';
 import { newId } from '../src/lib/ids.ts';
 import { createLogger } from '../src/lib/logger.ts';
 import { PAYMENT_ROUTER } from '../src/modules/session/session.chain.ts';
 import { orderRefOf } from '../src/modules/session/session.service.ts';
 import { sessionChanged } from '../src/modules/session/session.transition.ts';
-import { percentile } from './support.ts';
+import { paymentChain, percentile } from './support.ts';
 
 const AMOUNT = 1_000_000n; // 1 USDC: the 3-block tier
 const DEPTH = 3;
@@ -51,46 +47,15 @@ export async function main(argv = process.argv.slice(2)) {
 
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-takeover-'));
   const db = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), persistent: false });
-  const anvil = await startAnvil({ chainId: 31337 });
+  const { anvil, provider, contracts, usdc, payer, networks } = await paymentChain({
+    payments: 2 * payments + 20,
+    amount: AMOUNT,
+    depth: DEPTH,
+  });
   const workers = new Set<ChildProcess>();
   try {
     const url = await db.createDatabase('bench');
     await migrate(url);
-    const provider = new JsonRpcProvider(anvil.rpcUrl, 31337, { staticNetwork: true, cacheTimeout: -1 });
-    const deployer = await richWallet(provider);
-    const contracts = await deployDevContracts(deployer, {
-      tokens: [...DEFAULT_DEV_TOKENS],
-      feeWallet: deployer.address,
-    });
-    const usdc = contracts.tokens.USDC!;
-    const payer = await richWallet(provider);
-    const total = BigInt(2 * payments + 20) * AMOUNT;
-    await (
-      await contractAt('TestToken', usdc.address, deployer).getFunction('mint')(payer.address, total)
-    ).wait();
-    await (
-      await contractAt('TestToken', usdc.address, payer).getFunction('approve')(
-        contracts.paymentRouter,
-        total,
-      )
-    ).wait();
-    const networks = networkFileSchema.parse({
-      networks: [
-        {
-          id: 'eth',
-          kind: 'evm',
-          chainId: 31337,
-          rpcUrls: [anvil.rpcUrl],
-          confirmations: [{ blocks: DEPTH }],
-          tokens: Object.values(contracts.tokens).map((t) => ({
-            symbol: t.symbol,
-            address: t.address,
-            decimals: t.decimals,
-          })),
-          contracts: { paymentRouter: contracts.paymentRouter, multicall3: contracts.multicall3 },
-        },
-      ],
-    });
     const networksFile = path.join(dir, 'networks.json');
     writeFileSync(networksFile, JSON.stringify(networks));
     const secretsKey = randomBytes(32).toString('hex');
@@ -273,12 +238,6 @@ export async function main(argv = process.argv.slice(2)) {
     await db.stop();
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-async function richWallet(provider: JsonRpcProvider): Promise<Wallet> {
-  const wallet = new Wallet(Wallet.createRandom().privateKey, provider);
-  await provider.send('anvil_setBalance', [wallet.address, `0x${parseEther('1000').toString(16)}`]);
-  return wallet;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
