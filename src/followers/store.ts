@@ -96,3 +96,61 @@ export async function claimFollowing(em: EntityManager, network: string, owner: 
     [network, owner],
   );
 }
+
+/** One stream of a followed network, as operators and metrics see it. */
+export interface StreamStatus {
+  network: string;
+  stream: string;
+  /** The process that leads the network, and since when. */
+  owner: string | null;
+  since: Date | null;
+  headBlock: number | null;
+  finalizedBlock: number | null;
+  cursorBlock: number;
+  /** Head minus cursor, in blocks and in the chain's seconds (null before the first tick). */
+  lagBlocks: number | null;
+  lagSeconds: number | null;
+  tickedAt: Date | null;
+}
+
+/** Every stream's cursor with its network's head: how far behind each consumer is. */
+export async function followerStatus(em: EntityManager): Promise<StreamStatus[]> {
+  const rows = await em.execute<
+    {
+      network: string;
+      stream: string;
+      owner: string | null;
+      since: Date | null;
+      head_number: string | null;
+      head_timestamp: string | null;
+      finalized_number: string | null;
+      block_number: string;
+      block_timestamp: string;
+      ticked_at: Date | null;
+    }[]
+  >(
+    `select c.network, c.stream, f.owner, f.since, f.head_number, f.head_timestamp, f.finalized_number,
+            c.block_number, c.block_timestamp, f.ticked_at
+       from chain_cursors c left join chain_followers f on f.network = c.network
+      order by c.network, c.stream`,
+  );
+  const num = (v: string | null) => (v === null ? null : Number(v));
+  return rows.map((r) => {
+    const head = num(r.head_number);
+    const headTime = num(r.head_timestamp);
+    const cursor = Number(r.block_number);
+    const cursorTime = Number(r.block_timestamp);
+    return {
+      network: r.network,
+      stream: r.stream,
+      owner: r.owner,
+      since: r.since,
+      headBlock: head,
+      finalizedBlock: num(r.finalized_number),
+      cursorBlock: cursor,
+      lagBlocks: head === null ? null : Math.max(0, head - cursor),
+      lagSeconds: headTime === null || cursorTime === 0 ? null : Math.max(0, headTime - cursorTime),
+      tickedAt: r.ticked_at,
+    };
+  });
+}

@@ -2,6 +2,7 @@ import { builder } from './builder.ts';
 // Each module registers its types and fields on the builder when imported.
 import '../modules/merchant/merchant.graphql.ts';
 import '../modules/system/system.graphql.ts';
+import '../modules/system/followers.graphql.ts';
 import '../modules/webhook/webhook.graphql.ts';
 import '../modules/session/session.graphql.ts';
 

@@ -74,6 +74,18 @@ it('two workers: one leads the network, a deposit settles end to end, the other 
   expect(await webhooksOf(f, session)).toHaveLength(1);
   // Still exactly one leader, and the same one.
   expect([a, b].filter((w) => w.followers?.leadership.leading.has('eth'))).toHaveLength(1);
+
+  // Operators see who follows the network and how far behind its consumer is.
+  const token = await f.t.operatorToken();
+  const status = await f.t.graphql(
+    token,
+    '{ chainFollowers { network stream owner headBlock cursorBlock lagBlocks lagSeconds } }',
+  );
+  const [stream] = status.data.chainFollowers;
+  expect(stream).toMatchObject({ network: 'eth', stream: 'sessions', owner: (await leaders())[0]!.owner });
+  expect(stream.lagBlocks).toBeGreaterThanOrEqual(0);
+  expect(stream.lagBlocks).toBeLessThanOrEqual(stream.headBlock - f.startBlock);
+  expect(stream.cursorBlock).toBeGreaterThan(f.startBlock);
 });
 
 it('following takes no job slot: a worker of concurrency 1 runs its jobs while it leads', async () => {
