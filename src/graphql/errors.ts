@@ -1,6 +1,6 @@
 import { GraphQLError } from 'graphql';
 import { isDatabaseUnavailable } from '../db/errors.ts';
-import { AppError, isAppError, unavailable } from '../errors.ts';
+import { AppError, ERROR_STATUS, type ErrorCode, isAppError, unavailable } from '../errors.ts';
 import { toSnake } from '../lib/validation.ts';
 
 /**
@@ -13,13 +13,46 @@ export function toAppError(error: unknown): AppError {
   if (isAppError(error)) return error;
   if (error instanceof GraphQLError) {
     if (isAppError(error.originalError)) return error.originalError;
+    // Already mapped once (an error built by toGraphQLError): keep its code.
+    const code = error.extensions?.code;
+    if (typeof code === 'string' && code !== 'internal' && Object.hasOwn(ERROR_STATUS, code))
+      return new AppError(code as ErrorCode, error.message, error.extensions.details as never);
     // Variable coercion errors may wrap a scalar's TypeError; they are still the caller's mistake.
     const coercion = describeCoercionError(error.message);
     if (coercion) return new AppError('validation', coercion);
+    if (isRequestError(error)) return new AppError('validation', error.message);
     if (error.originalError) return toAppError(error.originalError);
   }
   if (isDatabaseUnavailable(error)) return unavailable('the database is unavailable; retry later', error);
   return new AppError('internal', 'internal error', undefined, { cause: error });
+}
+
+/**
+ * Whether a GraphQL error is the request's own fault, found before anything executed: a syntax or
+ * validation error, a variable that does not coerce, an operation that is not in the document, or a
+ * request graphql-yoga could not parse (it marks those with a 4xx `extensions.http.status`). Such an
+ * error has no `path`; an error at a field path happened while executing and is the server's.
+ */
+export function isRequestError(error: unknown): boolean {
+  if (!(error instanceof GraphQLError) || error.path) return false;
+  const status = (error.extensions?.http as { status?: unknown } | undefined)?.status;
+  if (typeof status === 'number') return status >= 400 && status < 500;
+  return !error.originalError || error.message.startsWith('Variable "$');
+}
+
+/**
+ * The `/graphql` form of a request error: its own message, code `validation`, and the HTTP status the
+ * GraphQL-over-HTTP specification gives a request that cannot execute (400, or yoga's own 405/413/415).
+ * `spec: true` lets legacy `application/json` clients keep their 200 as the specification allows.
+ */
+export function toRequestGraphQLError(error: GraphQLError): GraphQLError {
+  const http = (error.extensions?.http ?? {}) as Record<string, unknown>;
+  return new GraphQLError(error.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    extensions: { code: 'validation', http: { spec: true, status: 400, ...http } },
+  });
 }
 
 /** `Variable "$input" got invalid value 5 at "input.amount"; String cannot represent…` → `amount: must be a string`. */

@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { BREAK, type DocumentNode, visit } from 'graphql';
+import { BREAK, type DocumentNode, type GraphQLError, visit } from 'graphql';
 import type { ServerOptions } from 'graphql-ws';
 import type { Extra } from 'graphql-ws/use/ws';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { App } from '../app.ts';
 import { AppError } from '../errors.ts';
 import type { Actor, Context } from '../graphql/context.ts';
-import { toAppError, toGraphQLError } from '../graphql/errors.ts';
+import { isRequestError, toAppError, toGraphQLError, toRequestGraphQLError } from '../graphql/errors.ts';
 import { findNul, NUL_MESSAGE } from '../lib/validation.ts';
 
 /**
@@ -27,6 +27,23 @@ function nulIn(document: DocumentNode, variables: unknown): AppError | undefined
   });
   return inLiteral ? new AppError('validation', `query: ${NUL_MESSAGE}`) : undefined;
 }
+
+/**
+ * Validation errors bypass error masking; they get the same code as every other request error here
+ * (yoga's `useHTTPValidationError` then leaves our code and status alone).
+ */
+const validationCode: Plugin<Context> = {
+  onValidate() {
+    return ({ valid, result }) => {
+      if (valid) return;
+      for (const error of result) {
+        const extensions = error.extensions as Record<string, unknown>;
+        extensions.code = 'validation';
+        extensions.http = { spec: true, status: 400, ...(extensions.http as object | undefined) };
+      }
+    };
+  },
+};
 
 const refuseNul: Plugin<Context> = {
   onExecute({ args, setResultAndStopExecution }) {
@@ -63,12 +80,14 @@ export function createGraphqlHandler(app: App) {
     graphiql: { subscriptionsProtocol: 'WS', title: 'Crypto payment gateway — operator console' },
     landingPage: false,
     logging: false,
-    plugins: [refuseNul],
+    plugins: [validationCode, refuseNul],
     maskedErrors: {
       maskError(error) {
+        // The caller's mistake, found before execution: its own message and a 4xx, never logged.
+        if (isRequestError(error)) return toRequestGraphQLError(error as GraphQLError);
         const appError = toAppError(error);
-        if (appError.code === 'internal')
-          app.logger.error('graphql operation failed', { error: appError.cause ?? error });
+        // A genuine fault is logged once, here, with its whole cause chain and stack.
+        if (appError.code === 'internal') app.logger.error('graphql operation failed', { error });
         return toGraphQLError(appError, error as never);
       },
     },
