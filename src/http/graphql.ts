@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { BREAK, type DocumentNode, type GraphQLError, visit } from 'graphql';
+import { BREAK, type DocumentNode, GraphQLError, visit } from 'graphql';
 import type { ServerOptions } from 'graphql-ws';
 import type { Extra } from 'graphql-ws/use/ws';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
@@ -7,7 +7,7 @@ import type { App } from '../app.ts';
 import { AppError } from '../errors.ts';
 import type { Actor, Context } from '../graphql/context.ts';
 import { isRequestError, toAppError, toGraphQLError, toRequestGraphQLError } from '../graphql/errors.ts';
-import { findNul, NUL_MESSAGE } from '../lib/validation.ts';
+import { findNul, graphqlTooDeep, NUL_MESSAGE, nestingMessage, valueTooDeep } from '../lib/validation.ts';
 
 /**
  * PostgreSQL text cannot hold NUL, so an operation carrying one — in a variable or in a string literal
@@ -15,6 +15,8 @@ import { findNul, NUL_MESSAGE } from '../lib/validation.ts';
  * over WebSocket where the operation is validated.
  */
 function nulIn(document: DocumentNode, variables: unknown): AppError | undefined {
+  // findNul recurses: the depth is bounded first.
+  if (valueTooDeep(variables ?? {})) return new AppError('validation', nestingMessage('variables'));
   const inVariables = findNul(variables ?? {});
   if (inVariables) return new AppError('validation', `variables.${inVariables}: ${NUL_MESSAGE}`);
   let inLiteral = false;
@@ -27,6 +29,20 @@ function nulIn(document: DocumentNode, variables: unknown): AppError | undefined
   });
   return inLiteral ? new AppError('validation', `query: ${NUL_MESSAGE}`) : undefined;
 }
+
+/**
+ * graphql-js parses recursively, so a document nested thousands of levels deep would overflow the
+ * stack (a 500); it is refused as a request error before the parser sees it.
+ */
+const limitDepth: Plugin<Context> = {
+  onParse({ params }) {
+    const source: unknown = params.source;
+    if (
+      graphqlTooDeep(typeof source === 'string' ? source : String((source as { body?: unknown }).body ?? ''))
+    )
+      throw new GraphQLError(nestingMessage('query'), { extensions: { http: { status: 400, spec: true } } });
+  },
+};
 
 /**
  * Validation errors bypass error masking; they get the same code as every other request error here
@@ -80,7 +96,7 @@ export function createGraphqlHandler(app: App) {
     graphiql: { subscriptionsProtocol: 'WS', title: 'Crypto payment gateway — operator console' },
     landingPage: false,
     logging: false,
-    plugins: [validationCode, refuseNul],
+    plugins: [limitDepth, validationCode, refuseNul],
     maskedErrors: {
       maskError(error) {
         // The caller's mistake, found before execution: its own message and a 4xx, never logged.
@@ -116,7 +132,14 @@ export function createGraphqlHandler(app: App) {
         actor: await actorFor(typeof header === 'string' ? header : undefined, em),
         clientIp: ctx.extra.request.socket.remoteAddress,
       };
-      const document = enveloped.parse(params.query);
+      let document: DocumentNode;
+      try {
+        document = enveloped.parse(params.query);
+      } catch (error) {
+        // A syntax error or an over-deep document: the protocol's `error` message, like validation.
+        if (isRequestError(error)) return [toRequestGraphQLError(error as GraphQLError)];
+        throw error;
+      }
       const errors = enveloped.validate(enveloped.schema, document);
       if (errors.length) return errors;
       // Refused here as the protocol's `error` message, like any invalid operation (refuseNul would

@@ -106,3 +106,22 @@ it('a resolver’s own refusal keeps its code and stays 200 with data null (it d
   expect(r.status).toBe(200);
   expect(r.errors?.[0]?.extensions?.code).toBe('not_found');
 });
+
+it('a document or variables nested 10 000 levels deep → 400 validation, not a stack overflow', async () => {
+  const deepQuery = await logged(() =>
+    post({ query: `{ ${'a { '.repeat(10_000)}b${' }'.repeat(10_000)} }` }),
+  );
+  expect(deepQuery.status).toBe(400);
+  expect(deepQuery.errors?.[0]).toMatchObject({ extensions: { code: 'validation' } });
+  expect(deepQuery.errors?.[0]?.message).toMatch(/nested deeper/);
+  const deepList = await post({
+    query: `{ session(id: ${'['.repeat(10_000)}"x"${']'.repeat(10_000)}) { id } }`,
+  });
+  expect(deepList.status).toBe(400);
+  const variables = `${'{"a":'.repeat(10_000)}"x"${'}'.repeat(10_000)}`;
+  const deepVariables = await post(
+    `{"query":"query ($m: JSON) { __typename }","variables":{"m":${variables}}}`,
+  );
+  expect(deepVariables.errors?.[0]?.extensions?.code).toBe('validation');
+  expect(errorLines()).toEqual([]);
+});
