@@ -71,7 +71,7 @@ export async function startHttpServer(
   );
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    const url = requestUrl(req.url ?? '/');
     const method = req.method ?? 'GET';
     if (url.pathname === '/healthz') return sendJson(res, 200, { status: 'ok' });
     if (url.pathname === '/readyz') return ready(res);
@@ -228,4 +228,16 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex) {
       'cache-control: no-store\r\nconnection: close\r\n\r\n' +
       body,
   );
+}
+
+/**
+ * The request target as a URL. Resolved against a base, a path starting with `//` would be read as a
+ * host (`///%F1` throws); the path is kept as sent instead, and an unparsable target is a 400.
+ */
+function requestUrl(target: string): URL {
+  try {
+    return new URL(target.startsWith('/') ? `http://localhost${target}` : target);
+  } catch {
+    throw new AppError('validation', 'malformed request target');
+  }
 }
