@@ -8,6 +8,7 @@ import { AppError } from '../errors.ts';
 import type { Actor, Context } from '../graphql/context.ts';
 import { isRequestError, toAppError, toGraphQLError, toRequestGraphQLError } from '../graphql/errors.ts';
 import { findNul, graphqlTooDeep, NUL_MESSAGE, nestingMessage, valueTooDeep } from '../lib/validation.ts';
+import { GRAPHIQL_CSP, renderGraphiQL } from './graphiql.ts';
 
 /**
  * PostgreSQL text cannot hold NUL, so an operation carrying one — in a variable or in a string literal
@@ -29,6 +30,15 @@ function nulIn(document: DocumentNode, variables: unknown): AppError | undefined
   });
   return inLiteral ? new AppError('validation', `query: ${NUL_MESSAGE}`) : undefined;
 }
+
+/** The GraphiQL page (the only HTML yoga sends) carries a strict Content-Security-Policy. */
+const graphiqlPolicy: Plugin<Context> = {
+  onResponse({ response }) {
+    if (!response.headers.get('content-type')?.startsWith('text/html')) return;
+    response.headers.set('content-security-policy', GRAPHIQL_CSP);
+    response.headers.set('x-content-type-options', 'nosniff');
+  },
+};
 
 /**
  * graphql-js parses recursively, so a document nested thousands of levels deep would overflow the
@@ -94,9 +104,11 @@ export function createGraphqlHandler(app: App) {
     schema: app.schema,
     graphqlEndpoint: '/graphql',
     graphiql: { subscriptionsProtocol: 'WS', title: 'Crypto payment gateway — operator console' },
+    // Served from this origin (src/http/graphiql.ts), not yoga's CDN: works offline and under a CSP.
+    renderGraphiQL,
     landingPage: false,
     logging: false,
-    plugins: [limitDepth, validationCode, refuseNul],
+    plugins: [limitDepth, validationCode, refuseNul, graphiqlPolicy],
     maskedErrors: {
       maskError(error) {
         // The caller's mistake, found before execution: its own message and a 4xx, never logged.

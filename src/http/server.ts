@@ -15,6 +15,7 @@ import type { Actor, Context } from '../graphql/context.ts';
 import { toAppError } from '../graphql/errors.ts';
 import { openApiDocument } from '../rest/openapi.ts';
 import { parseJsonObject, readBody } from './body.ts';
+import { serveGraphiqlAsset } from './graphiql.ts';
 import { createGraphqlHandler } from './graphql.ts';
 import { sendError, sendJson } from './respond.ts';
 
@@ -80,6 +81,7 @@ export async function startHttpServer(
       return void res.end(openapi);
     }
     if (url.pathname === '/graphql') return graphql.handle(req, res);
+    if (await serveGraphiqlAsset(req, res, url)) return;
     if (url.pathname.startsWith('/v1/')) return rest(req, res, url, method);
     for (const page of pages) if (await page(req, res, url)) return;
     throw new AppError('not_found', `no route for ${method} ${url.pathname}`);
