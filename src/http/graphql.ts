@@ -31,12 +31,29 @@ function nulIn(document: DocumentNode, variables: unknown): AppError | undefined
   return inLiteral ? new AppError('validation', `query: ${NUL_MESSAGE}`) : undefined;
 }
 
-/** The GraphiQL page (the only HTML yoga sends) carries a strict Content-Security-Policy. */
-const graphiqlPolicy: Plugin<Context> = {
-  onResponse({ response }) {
-    if (!response.headers.get('content-type')?.startsWith('text/html')) return;
-    response.headers.set('content-security-policy', GRAPHIQL_CSP);
-    response.headers.set('x-content-type-options', 'nosniff');
+/** What a body-less refusal of yoga's means, said in the GraphQL error format. */
+const BARE_REFUSALS: Record<number, string> = {
+  406: 'cannot answer in an accepted media type; accept application/graphql-response+json or application/json',
+  415: 'request body must be sent as Content-Type: application/json',
+};
+
+/**
+ * HTTP answers of yoga that need more: the GraphiQL page (the only HTML yoga sends) carries a strict
+ * Content-Security-Policy, and the bare 406/415 replies get a body with a message and a code.
+ */
+const httpAnswers: Plugin<Context> = {
+  onResponse({ response, setResponse, fetchAPI }) {
+    if (response.headers.get('content-type')?.startsWith('text/html')) {
+      response.headers.set('content-security-policy', GRAPHIQL_CSP);
+      response.headers.set('x-content-type-options', 'nosniff');
+      return;
+    }
+    const message = BARE_REFUSALS[response.status];
+    if (!message || response.body !== null) return;
+    const headers = new fetchAPI.Headers(response.headers);
+    headers.set('content-type', 'application/json; charset=utf-8');
+    const body = JSON.stringify({ errors: [{ message, extensions: { code: 'validation' } }] });
+    setResponse(new fetchAPI.Response(body, { status: response.status, headers }));
   },
 };
 
@@ -108,7 +125,7 @@ export function createGraphqlHandler(app: App) {
     renderGraphiQL,
     landingPage: false,
     logging: false,
-    plugins: [limitDepth, validationCode, refuseNul, graphiqlPolicy],
+    plugins: [limitDepth, validationCode, refuseNul, httpAnswers],
     maskedErrors: {
       maskError(error) {
         // The caller's mistake, found before execution: its own message and a 4xx, never logged.

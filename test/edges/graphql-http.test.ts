@@ -125,3 +125,15 @@ it('a document or variables nested 10 000 levels deep → 400 validation, not a 
   expect(deepVariables.errors?.[0]?.extensions?.code).toBe('validation');
   expect(errorLines()).toEqual([]);
 });
+
+it('a body in an unsupported media type → 415 with a message and code, not an empty reply', async () => {
+  const res = await fetch(`${t.http.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'text/csv', accept: 'application/graphql-response+json' },
+    body: 'query,{ __typename }',
+  });
+  expect(res.status).toBe(415);
+  const body = (await res.json()) as { errors: Errors };
+  expect(body.errors[0]).toMatchObject({ extensions: { code: 'validation' } });
+  expect(body.errors[0]?.message).toMatch(/application\/json/);
+});
