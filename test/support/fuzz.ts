@@ -515,6 +515,8 @@ async function judge(p: Plan, res: Response): Promise<string | undefined> {
         ? undefined
         : `GraphQL HTTP ${res.status} without a JSON body: ${text.slice(0, 200)}`;
     }
+    if (res.status >= 400 && !body.errors?.length)
+      return `GraphQL HTTP ${res.status} without errors: ${text.slice(0, 200)}`;
     for (const error of body.errors ?? []) {
       const code = String(error.extensions?.code);
       if (!DOCUMENTED_CODES.has(code))
