@@ -73,6 +73,14 @@ it('an idle connection that sends nothing is closed too', async () => {
   expect(r.closedAfterMs).toBeLessThan(4_000);
 });
 
+it('a WebSocket upgrade request that never completes its headers is cut off', async () => {
+  const upgrade =
+    'GET /graphql HTTP/1.1\r\nhost: x\r\nconnection: upgrade\r\nupgrade: websocket\r\n' +
+    'sec-websocket-version: 13\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\n';
+  const r = await drip([upgrade, 'sec-websocket-protocol: graphql-transport-ws'], 5000);
+  expect(r.closedAfterMs).toBeLessThan(4_000);
+});
+
 it('a WebSocket client that never sends connection_init is dropped', async () => {
   const started = Date.now();
   const ws = new WebSocket(`${t.http.url.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
