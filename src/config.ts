@@ -129,14 +129,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const lines = result.error.issues.map((i) => {
       const name = i.path.join('.');
       const given = env[name];
-      return `Invalid configuration: ${name} ${i.message}${given === undefined ? '' : ` (got ${JSON.stringify(given)})`}`;
+      return `Invalid configuration: ${name}: ${i.message}${given === undefined ? '' : ` (got ${JSON.stringify(given)})`}`;
     });
     throw new ConfigError(lines.join('\n'));
   }
   const e = result.data;
   if (e.HTTP_HEADERS_TIMEOUT_MS > e.HTTP_REQUEST_TIMEOUT_MS) {
     throw new ConfigError(
-      'Invalid configuration: HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS (the headers are part of the request)',
+      'Invalid configuration: HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS (the headers are part of the request)',
     );
   }
   const embedded = e.DATABASE_URL === undefined;
@@ -185,6 +185,6 @@ export function requireReadableFile(setting: string, file: string, expected: str
     accessSync(file, constants.R_OK);
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : 'not readable';
-    throw new ConfigError(`Invalid configuration: ${setting} must name ${expected} (${reason}: ${file})`);
+    throw new ConfigError(`Invalid configuration: ${setting}: must name ${expected} (${reason}: ${file})`);
   }
 }

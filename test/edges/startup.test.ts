@@ -56,10 +56,10 @@ it('names each malformed setting on one line with what it expects', () => {
     throw new Error(`accepted ${JSON.stringify(env)}`);
   };
   expect(message({ EMBEDDED_PG_PORT: 'abc' })).toBe(
-    'Invalid configuration: EMBEDDED_PG_PORT must be a TCP port number (1-65535) (got "abc")',
+    'Invalid configuration: EMBEDDED_PG_PORT: must be a TCP port number (1-65535) (got "abc")',
   );
   expect(message({ EMBEDDED_PG_PORT: '70000' })).toMatch(
-    /^Invalid configuration: EMBEDDED_PG_PORT must be a TCP port/,
+    /^Invalid configuration: EMBEDDED_PG_PORT: must be a TCP port/,
   );
   for (const url of [
     'postgres://',
@@ -68,19 +68,19 @@ it('names each malformed setting on one line with what it expects', () => {
     'localhost:5432',
   ]) {
     const text = message({ DATABASE_URL: url, NETWORKS_FILE: networksFile });
-    expect(text, url).toMatch(/^Invalid configuration: DATABASE_URL must be a URL such as postgres:\/\//);
+    expect(text, url).toMatch(/^Invalid configuration: DATABASE_URL: must be a URL such as postgres:\/\//);
     expect(text.split('\n')).toHaveLength(1);
   }
   expect(message({ PORT: 'eighty', HTTP_HEADERS_TIMEOUT_MS: 'soon' }).split('\n')).toEqual([
-    expect.stringMatching(/^Invalid configuration: PORT must be a TCP port number/),
-    expect.stringMatching(/^Invalid configuration: HTTP_HEADERS_TIMEOUT_MS /),
+    expect.stringMatching(/^Invalid configuration: PORT: must be a TCP port number/),
+    expect.stringMatching(/^Invalid configuration: HTTP_HEADERS_TIMEOUT_MS: /),
   ]);
 });
 
 it('npm start with EMBEDDED_PG_PORT=abc stops at once with one line and exit code 2', async () => {
   const r = await start({ EMBEDDED_PG_PORT: 'abc', DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'data-')) });
   expect(r.code).toBe(2);
-  expect(lines(r.stderr)).toEqual([expect.stringMatching(/EMBEDDED_PG_PORT must be a TCP port number/)]);
+  expect(lines(r.stderr)).toEqual([expect.stringMatching(/EMBEDDED_PG_PORT: must be a TCP port number/)]);
 });
 
 it('a missing network file stops start-up with one line naming NETWORKS_FILE', async () => {
@@ -91,7 +91,7 @@ it('a missing network file stops start-up with one line naming NETWORKS_FILE', a
   });
   expect(r.code).not.toBe(0);
   expect(lines(r.stderr)).toEqual([
-    expect.stringMatching(/NETWORKS_FILE .*no such file: \/nonexistent\/networks\.json/),
+    expect.stringMatching(/NETWORKS_FILE: .*no such file: \/nonexistent\/networks\.json/),
   ]);
 });
 
@@ -119,4 +119,10 @@ it('npm start on a port in use prints one line and exits non-zero instead of han
   expect(r.code).toBe(1);
   expect(r.ms).toBeLessThan(30_000);
   expect(lines(r.stderr)).toEqual([expect.stringMatching(/^startup failed: port \d+ is already in use/)]);
+});
+
+it('headers may not take longer than the whole request', () => {
+  expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '20000', HTTP_REQUEST_TIMEOUT_MS: '10000' })).toThrow(
+    /^Invalid configuration: HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS/,
+  );
 });
