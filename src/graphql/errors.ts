@@ -65,7 +65,8 @@ function describeCoercionError(message: string): string | undefined {
         .map((p) => p.replace(/^[a-zA-Z]+/, (k) => toSnake(k)))
         .join('.')
     : undefined;
-  const unknown = /Field "([^"]+)" is not defined by type/.exec(message)?.[1];
+  // A key may itself contain quotes (`{"\"x\"": 1}`), so the name runs to the last `" is not defined`.
+  const unknown = /Field "(.+)" is not defined by type/.exec(message)?.[1];
   if (unknown) return `unknown field ${field ? `${field}.` : ''}${toSnake(unknown)}`;
   const missing = /Field "([^"]+)" of required type "[^"]+" was not provided/.exec(message)?.[1];
   if (missing) return `${field ? `${field}.` : ''}${toSnake(missing)}: required`;
@@ -84,7 +85,10 @@ function describeCoercionError(message: string): string | undefined {
     return `${field ?? 'body'}: must be an object`;
   if (/of non-null type "[^"]+" must not be null/.test(message))
     return `${field ?? 'input'}: must not be null`;
-  return `${field ?? 'input'}: invalid value`;
+  // Anything else: graphql-js's own reason, which follows the echoed value after the last `; `.
+  const reason =
+    message.lastIndexOf('; ') > 0 ? message.slice(message.lastIndexOf('; ') + 2) : 'invalid value';
+  return `${field ?? 'input'}: ${reason}`;
 }
 
 /** GraphQL error shape for `/graphql`: stable `extensions.code`, details when present. */

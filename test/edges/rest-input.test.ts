@@ -123,3 +123,11 @@ it('a request Node cannot parse → 400 with the envelope', async () => {
   expect(r.status).toBe(400);
   expect(JSON.parse(r.body)).toMatchObject({ error: { code: 'validation' } });
 });
+
+it('an unknown key with quotes or odd characters is named, not "invalid value"', async () => {
+  for (const name of ['"9h"', 'a"b', 'x y']) {
+    const e = await envelope(await t.signed(key, 'POST', '/v1/cashier/init', { [name]: 1 }));
+    expect(e, name).toMatchObject({ status: 400, code: 'validation' });
+    expect(e.message, name).toMatch(/^unknown field /);
+  }
+});
