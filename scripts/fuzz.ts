@@ -2,7 +2,8 @@
  * `npm run fuzz`: 10 000 generated requests (test/support/fuzz.ts) against the real HTTP server on a
  * throwaway embedded PostgreSQL. Prints "<n> cases, <m> server errors" and exits non-zero on any
  * failure, with fast-check's report (seed and path) to replay it.
- * Options: FUZZ_CASES (default 10000), FUZZ_SEED (default 20261123; `random` for a fresh one).
+ * Options: FUZZ_CASES (default 10000), FUZZ_SEED (default 20261123; `random` for a fresh one),
+ * FUZZ_TRACE=<path> (print every answer of that route).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -29,6 +30,8 @@ try {
       .map(([status, n]) => `${status}×${n}`)
       .join(' ');
     console.log(`seed ${seed}: ${statuses} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    const reached = Object.entries(report.reached).map(([route, n]) => `${route} ${n}`);
+    console.log(`reached the resolver: ${reached.join(', ')}`);
     console.log(`${report.cases} cases, ${report.serverErrors} server errors`);
     if (report.failure) console.error(report.failure);
     failed = Boolean(report.failure) || report.serverErrors > 0;

@@ -18,6 +18,7 @@ import { type HttpServer, startHttpServer } from '../../src/http/server.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { signRequest } from '../../src/modules/auth/request-signing.ts';
 import { openApiDocument } from '../../src/rest/openapi.ts';
+import { routes } from '../../src/rest/routes.ts';
 
 /** Codes section 7.2 documents for a client's mistake or a transient fault; `internal` is a failure. */
 const DOCUMENTED_CODES = new Set([
@@ -34,6 +35,9 @@ const DOCUMENTED_CODES = new Set([
   'expired',
   'unavailable',
 ]);
+
+/** Refusals only a resolver gives: the request got past authentication and input validation. */
+const RESOLVER_CODES = ['not_found', 'invalid_action', 'conflict', 'unsupported', 'expired'];
 
 /** HTTP statuses an envelope code may come with (`validation` also covers 405, 408, 413, 415, 431). */
 const STATUSES_OF: Record<string, number[]> = {
@@ -489,6 +493,11 @@ export interface FuzzReport {
   cases: number;
   serverErrors: number;
   byStatus: Record<string, number>;
+  /**
+   * Per `/v1` route, answers that came from past authentication and input validation: a 200 or a
+   * resolver's own refusal (not_found, invalid_action, conflict, …). Shows the mix reaches the logic.
+   */
+  reached: Record<string, number>;
   seed: number;
   /** fast-check's report of the first failing case, with its seed and path to replay it. */
   failure?: string;
@@ -501,8 +510,7 @@ async function rowCounts(app: App): Promise<string> {
 }
 
 /** Checks one answer; returns what is wrong with it, or undefined. */
-async function judge(p: Plan, res: Response): Promise<string | undefined> {
-  const text = await res.text();
+function judge(p: Plan, res: Response, text: string): string | undefined {
   if (res.status >= 500) return `HTTP ${res.status}: ${text.slice(0, 300)}`;
   if (p.method === 'HEAD' || (p.method === 'OPTIONS' && res.status === 204)) return undefined;
   if (p.target === '/graphql') {
@@ -552,14 +560,25 @@ export async function runFuzz(
     { weight: 2, arbitrary: strayRequest },
     { weight: 4, arbitrary: graphqlRequest },
   );
-  const report: FuzzReport = { cases: 0, serverErrors: 0, byStatus: {}, seed: options.seed };
+  const routePaths = new Set(routes.filter((r) => r.path.startsWith('/v1/')).map((r) => r.path));
+  const report: FuzzReport = { cases: 0, serverErrors: 0, byStatus: {}, reached: {}, seed: options.seed };
   const property = fc.asyncProperty(request, async (p) => {
     report.cases++;
     const before = await rowCounts(target.app);
     const res = await send(target.http.url, p, target.key, target.operatorToken);
     report.byStatus[res.status] = (report.byStatus[res.status] ?? 0) + 1;
     if (res.status >= 500) report.serverErrors++;
-    const wrong = await judge(p, res);
+    const text = await res.text();
+    const wrong = judge(p, res, text);
+    const path = p.target.split('?')[0]!;
+    // FUZZ_TRACE=<path> prints every answer of one route: what the generators make of it.
+    if (process.env.FUZZ_TRACE === path)
+      console.log(res.status, p.auth, p.contentType, text.slice(0, 150), String(p.body).slice(0, 150));
+    if (
+      routePaths.has(path) &&
+      (res.status === 200 || RESOLVER_CODES.some((c) => text.includes(`"code":"${c}"`)))
+    )
+      report.reached[path] = (report.reached[path] ?? 0) + 1;
     if (wrong) throw new Error(`${p.method} ${p.target.slice(0, 120)} (${p.auth}): ${wrong}`);
     if (res.status >= 400 && (await rowCounts(target.app)) !== before)
       throw new Error(`${p.method} ${p.target} was refused with ${res.status} but changed a table`);
