@@ -1,3 +1,4 @@
+import { accessSync, constants } from 'node:fs';
 import { z } from 'zod';
 
 /**
@@ -19,7 +20,12 @@ const envSchema = z.object({
   /** `production` refuses private webhook targets and requires SECRETS_KEY. */
   NODE_ENV: z.enum(['production', 'development', 'test']).default('development'),
   /** HTTP listen port; 0 picks a free one (tests). */
-  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  PORT: z.coerce
+    .number({ error: 'must be a TCP port number (0-65535)' })
+    .int('must be a TCP port number (0-65535)')
+    .min(0, 'must be a TCP port number (0-65535)')
+    .max(65535, 'must be a TCP port number (0-65535)')
+    .default(8080),
   /** Listen address. */
   HOST: z.string().min(1).default('0.0.0.0'),
   /** Public address of this service, used in hosted links; defaults to http://localhost:PORT. */
@@ -27,8 +33,19 @@ const envSchema = z.object({
   /** PostgreSQL connection string. Unset: start an embedded PostgreSQL under DATA_DIR. */
   DATABASE_URL: z
     .string()
-    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .refine(isPostgresUrl, 'must be a URL such as postgres://user:password@host:5432/database')
     .optional(),
+  /** Port of the embedded PostgreSQL (embedded mode only); change it when 54329 is taken. */
+  EMBEDDED_PG_PORT: z.coerce
+    .number({ error: 'must be a TCP port number (1-65535)' })
+    .int('must be a TCP port number (1-65535)')
+    .min(1, 'must be a TCP port number (1-65535)')
+    .max(65535, 'must be a TCP port number (1-65535)')
+    .optional(),
+  /** Longest a client may take to send the request headers; slow-header clients are cut off then. */
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** Longest a client may take to send a whole request (headers and a body of up to 1 MiB). */
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   /** JSON network file (see README). Unset with no DATABASE_URL: local anvil chains and a Tron facade. */
   NETWORKS_FILE: z.string().min(1).optional(),
   /** 32-byte key (64 hex chars or base64) encrypting API secrets at rest. Embedded: generated once. */
@@ -55,6 +72,17 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 });
 
+/** A postgres:// or postgresql:// URL with a host and, when given, a numeric port. */
+function isPostgresUrl(value: string): boolean {
+  if (!/^postgres(ql)?:\/\//.test(value)) return false;
+  try {
+    const url = new URL(value);
+    return url.hostname.length > 0 || url.searchParams.has('host');
+  } catch {
+    return false;
+  }
+}
+
 export interface Config {
   env: 'production' | 'development' | 'test';
   port: number;
@@ -71,6 +99,10 @@ export interface Config {
   runWorker: boolean;
   workerConcurrency: number;
   dbStatementTimeoutMs: number;
+  /** Embedded PostgreSQL port, when set (embedded mode). */
+  embeddedPgPort: number | undefined;
+  httpHeadersTimeoutMs: number;
+  httpRequestTimeoutMs: number;
   webhookAllowPrivate: boolean;
   sessionTtlMinutes: number;
   paymentMiningTimeoutMinutes: number;
@@ -93,10 +125,20 @@ export function parseSecretsKey(value: string): Buffer {
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const result = envSchema.safeParse(env);
   if (!result.success) {
-    const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+    // One line per bad setting: its name, what is expected and what was given.
+    const lines = result.error.issues.map((i) => {
+      const name = i.path.join('.');
+      const given = env[name];
+      return `Invalid configuration: ${name}: ${i.message}${given === undefined ? '' : ` (got ${JSON.stringify(given)})`}`;
+    });
+    throw new ConfigError(lines.join('\n'));
   }
   const e = result.data;
+  if (e.HTTP_HEADERS_TIMEOUT_MS > e.HTTP_REQUEST_TIMEOUT_MS) {
+    throw new ConfigError(
+      'Invalid configuration: HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS (the headers are part of the request)',
+    );
+  }
   const embedded = e.DATABASE_URL === undefined;
   if (!embedded && e.NETWORKS_FILE === undefined) {
     throw new ConfigError(
@@ -123,10 +165,26 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     runWorker: e.RUN_WORKER,
     workerConcurrency: e.WORKER_CONCURRENCY,
     dbStatementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
+    embeddedPgPort: e.EMBEDDED_PG_PORT,
+    httpHeadersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
+    httpRequestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE ?? (e.NODE_ENV !== 'production' && embedded),
     sessionTtlMinutes: e.SESSION_TTL_MINUTES,
     paymentMiningTimeoutMinutes: e.PAYMENT_MINING_TIMEOUT_MINUTES,
     hppLinkTtlMinutes: e.HPP_LINK_TTL_MINUTES,
     logLevel: e.LOG_LEVEL,
   };
+}
+
+/**
+ * Stops start-up with one line when a file a setting names cannot be read (checked where the file is
+ * about to be used, so configurations built in memory, as in tests, need no file).
+ */
+export function requireReadableFile(setting: string, file: string, expected: string): void {
+  try {
+    accessSync(file, constants.R_OK);
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : 'not readable';
+    throw new ConfigError(`Invalid configuration: ${setting}: must name ${expected} (${reason}: ${file})`);
+  }
 }

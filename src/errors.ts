@@ -17,15 +17,37 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   conflict: 409,
   expired: 410,
+  request_timeout: 408,
   payload_too_large: 413,
+  unsupported_media_type: 415,
+  header_too_large: 431,
   unavailable: 503,
   internal: 500,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-/** Codes a client sees in the envelope; 405 and 413 are reported as `validation` (D2, D11). */
-export type PublicErrorCode = Exclude<ErrorCode, 'method_not_allowed' | 'payload_too_large'>;
+/**
+ * Protocol-level refusals whose HTTP status says what went wrong; the envelope reports them as
+ * `validation` (D2's 413, D11's 405, and alike 408, 415 and 431).
+ */
+const PROTOCOL_CODES = new Set<ErrorCode>([
+  'method_not_allowed',
+  'request_timeout',
+  'payload_too_large',
+  'unsupported_media_type',
+  'header_too_large',
+]);
+
+/** Codes a client sees in the envelope. */
+export type PublicErrorCode = Exclude<
+  ErrorCode,
+  | 'method_not_allowed'
+  | 'request_timeout'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'header_too_large'
+>;
 
 export class AppError extends Error {
   override readonly name = 'AppError';
@@ -45,7 +67,7 @@ export class AppError extends Error {
 
   /** The code written into the envelope. */
   get publicCode(): PublicErrorCode {
-    return this.code === 'method_not_allowed' || this.code === 'payload_too_large' ? 'validation' : this.code;
+    return PROTOCOL_CODES.has(this.code) ? 'validation' : (this.code as PublicErrorCode);
   }
 
   /** Whether the same request may succeed later (503 only; 401 needs a rebuilt request). */

@@ -7,14 +7,14 @@
 import path from 'node:path';
 import { createApp } from './app.ts';
 import { loadNetworkFile, type NetworkFile } from './chains/networks.ts';
-import { type Config, ConfigError, loadConfig } from './config.ts';
+import { type Config, ConfigError, loadConfig, requireReadableFile } from './config.ts';
 import { migrate } from './db/migrate.ts';
 import { startDevChains } from './devstack/chains.ts';
 import { devSecretsKey, startDevDatabase } from './devstack/database.ts';
 import { provisionDemo } from './devstack/provision.ts';
 import { webhookInbox } from './devstack/webhook-inbox.ts';
 import { webPages } from './http/pages.ts';
-import { startHttpServer } from './http/server.ts';
+import { ListenError, startHttpServer } from './http/server.ts';
 import { createLogger } from './lib/logger.ts';
 import type { Worker } from './worker/runner.ts';
 import { startWorker } from './worker/runner.ts';
@@ -71,6 +71,7 @@ async function main() {
       };
     }
     if (config.networksFile) {
+      requireReadableFile('NETWORKS_FILE', config.networksFile, 'a readable JSON network file');
       networks = loadNetworkFile(config.networksFile);
     } else {
       devChains = await startDevChains(path.join(config.dataDir, 'chains'), logger);
@@ -101,6 +102,7 @@ async function main() {
 
 main().catch((error: unknown) => {
   if (error instanceof ConfigError) console.error(error.message);
+  else if (error instanceof ListenError) console.error(`startup failed: ${error.message}`);
   else if (
     (error as { code?: string }).code === 'ECONNREFUSED' ||
     (error as { code?: string }).code === 'ENOTFOUND'

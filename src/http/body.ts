@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../errors.ts';
-import { findNul, NUL_MESSAGE } from '../lib/validation.ts';
+import { findNul, jsonTooDeep, NUL_MESSAGE, nestingMessage } from '../lib/validation.ts';
 
 /** D2: request bodies over 1 MiB are refused with 413. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -24,9 +24,12 @@ const tooLarge = () => new AppError('payload_too_large', `request body exceeds $
 /** A POST body must be a JSON object (D2) without NUL characters; an empty body counts as `{}`. */
 export function parseJsonObject(raw: Buffer): Record<string, unknown> {
   if (raw.length === 0) return {};
+  const text = raw.toString('utf8');
+  // Before JSON.parse and findNul, which walk the value; the depth scan itself is linear.
+  if (jsonTooDeep(text)) throw new AppError('validation', nestingMessage('request body'));
   let value: unknown;
   try {
-    value = JSON.parse(raw.toString('utf8'));
+    value = JSON.parse(text);
   } catch {
     throw new AppError('validation', 'request body is not valid JSON');
   }

@@ -1,13 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { BREAK, type DocumentNode, visit } from 'graphql';
+import { BREAK, type DocumentNode, GraphQLError, visit } from 'graphql';
 import type { ServerOptions } from 'graphql-ws';
 import type { Extra } from 'graphql-ws/use/ws';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { App } from '../app.ts';
 import { AppError } from '../errors.ts';
 import type { Actor, Context } from '../graphql/context.ts';
-import { toAppError, toGraphQLError } from '../graphql/errors.ts';
-import { findNul, NUL_MESSAGE } from '../lib/validation.ts';
+import { isRequestError, toAppError, toGraphQLError, toRequestGraphQLError } from '../graphql/errors.ts';
+import { findNul, graphqlTooDeep, NUL_MESSAGE, nestingMessage, valueTooDeep } from '../lib/validation.ts';
+import { GRAPHIQL_CSP, renderGraphiQL } from './graphiql.ts';
 
 /**
  * PostgreSQL text cannot hold NUL, so an operation carrying one — in a variable or in a string literal
@@ -15,6 +16,8 @@ import { findNul, NUL_MESSAGE } from '../lib/validation.ts';
  * over WebSocket where the operation is validated.
  */
 function nulIn(document: DocumentNode, variables: unknown): AppError | undefined {
+  // findNul recurses: the depth is bounded first.
+  if (valueTooDeep(variables ?? {})) return new AppError('validation', nestingMessage('variables'));
   const inVariables = findNul(variables ?? {});
   if (inVariables) return new AppError('validation', `variables.${inVariables}: ${NUL_MESSAGE}`);
   let inLiteral = false;
@@ -27,6 +30,63 @@ function nulIn(document: DocumentNode, variables: unknown): AppError | undefined
   });
   return inLiteral ? new AppError('validation', `query: ${NUL_MESSAGE}`) : undefined;
 }
+
+/** What a body-less refusal of yoga's means, said in the GraphQL error format. */
+const BARE_REFUSALS: Record<number, string> = {
+  406: 'cannot answer in an accepted media type; accept application/graphql-response+json or application/json',
+  415: 'request body must be sent as Content-Type: application/json',
+};
+
+/**
+ * HTTP answers of yoga that need more: the GraphiQL page (the only HTML yoga sends) carries a strict
+ * Content-Security-Policy, and the bare 406/415 replies get a body with a message and a code.
+ */
+const httpAnswers: Plugin<Context> = {
+  onResponse({ response, setResponse, fetchAPI }) {
+    if (response.headers.get('content-type')?.startsWith('text/html')) {
+      response.headers.set('content-security-policy', GRAPHIQL_CSP);
+      response.headers.set('x-content-type-options', 'nosniff');
+      return;
+    }
+    const message = BARE_REFUSALS[response.status];
+    if (!message || response.body !== null) return;
+    const headers = new fetchAPI.Headers(response.headers);
+    headers.set('content-type', 'application/json; charset=utf-8');
+    const body = JSON.stringify({ errors: [{ message, extensions: { code: 'validation' } }] });
+    setResponse(new fetchAPI.Response(body, { status: response.status, headers }));
+  },
+};
+
+/**
+ * graphql-js parses recursively, so a document nested thousands of levels deep would overflow the
+ * stack (a 500); it is refused as a request error before the parser sees it.
+ */
+const limitDepth: Plugin<Context> = {
+  onParse({ params }) {
+    const source: unknown = params.source;
+    if (
+      graphqlTooDeep(typeof source === 'string' ? source : String((source as { body?: unknown }).body ?? ''))
+    )
+      throw new GraphQLError(nestingMessage('query'), { extensions: { http: { status: 400, spec: true } } });
+  },
+};
+
+/**
+ * Validation errors bypass error masking; they get the same code as every other request error here
+ * (yoga's `useHTTPValidationError` then leaves our code and status alone).
+ */
+const validationCode: Plugin<Context> = {
+  onValidate() {
+    return ({ valid, result }) => {
+      if (valid) return;
+      for (const error of result) {
+        const extensions = error.extensions as Record<string, unknown>;
+        extensions.code = 'validation';
+        extensions.http = { spec: true, status: 400, ...(extensions.http as object | undefined) };
+      }
+    };
+  },
+};
 
 const refuseNul: Plugin<Context> = {
   onExecute({ args, setResultAndStopExecution }) {
@@ -61,14 +121,18 @@ export function createGraphqlHandler(app: App) {
     schema: app.schema,
     graphqlEndpoint: '/graphql',
     graphiql: { subscriptionsProtocol: 'WS', title: 'Crypto payment gateway — operator console' },
+    // Served from this origin (src/http/graphiql.ts), not yoga's CDN: works offline and under a CSP.
+    renderGraphiQL,
     landingPage: false,
     logging: false,
-    plugins: [refuseNul],
+    plugins: [limitDepth, validationCode, refuseNul, httpAnswers],
     maskedErrors: {
       maskError(error) {
+        // The caller's mistake, found before execution: its own message and a 4xx, never logged.
+        if (isRequestError(error)) return toRequestGraphQLError(error as GraphQLError);
         const appError = toAppError(error);
-        if (appError.code === 'internal')
-          app.logger.error('graphql operation failed', { error: appError.cause ?? error });
+        // A genuine fault is logged once, here, with its whole cause chain and stack.
+        if (appError.code === 'internal') app.logger.error('graphql operation failed', { error });
         return toGraphQLError(appError, error as never);
       },
     },
@@ -97,7 +161,14 @@ export function createGraphqlHandler(app: App) {
         actor: await actorFor(typeof header === 'string' ? header : undefined, em),
         clientIp: ctx.extra.request.socket.remoteAddress,
       };
-      const document = enveloped.parse(params.query);
+      let document: DocumentNode;
+      try {
+        document = enveloped.parse(params.query);
+      } catch (error) {
+        // A syntax error or an over-deep document: the protocol's `error` message, like validation.
+        if (isRequestError(error)) return [toRequestGraphQLError(error as GraphQLError)];
+        throw error;
+      }
       const errors = enveloped.validate(enveloped.schema, document);
       if (errors.length) return errors;
       // Refused here as the protocol's `error` message, like any invalid operation (refuseNul would

@@ -1,5 +1,12 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+  STATUS_CODES,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { App } from '../app.ts';
@@ -9,8 +16,16 @@ import { toAppError } from '../graphql/errors.ts';
 import { credentialsChanged } from '../modules/auth/credentials.ts';
 import { openApiDocument } from '../rest/openapi.ts';
 import { parseJsonObject, readBody } from './body.ts';
+import { serveGraphiqlAsset } from './graphiql.ts';
 import { createGraphqlHandler } from './graphql.ts';
 import { sendError, sendJson } from './respond.ts';
+
+/** How often Node checks connections against the header and request timeouts. */
+const CONNECTIONS_CHECK_MS = 1_000;
+/** Largest WebSocket message: a generous GraphQL document with variables, far below ws' 100 MiB default. */
+export const MAX_WS_MESSAGE_BYTES = 64 * 1024;
+/** A WebSocket client must send `connection_init` this soon after connecting, or is dropped. */
+export const WS_INIT_TIMEOUT_MS = 5_000;
 
 /** Extra handlers mounted by later modules (hosted page, SDK), tried before the 404. */
 export type PageHandler = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean> | boolean;
@@ -40,7 +55,7 @@ export async function startHttpServer(
   const openapi = JSON.stringify(openApiDocument());
   const pages = options.pages ?? [];
 
-  const server = createServer((req, res) => {
+  const server = createServer({ connectionsCheckingInterval: CONNECTIONS_CHECK_MS }, (req, res) => {
     handle(req, res).catch((error: unknown) => {
       const appError = toAppError(error);
       if (appError.code === 'internal') app.logger.error('request failed', { error, url: req.url });
@@ -49,8 +64,16 @@ export async function startHttpServer(
     });
   });
 
+  // Slow clients (a header byte every few seconds, a body that trickles in) are cut off: Node's
+  // defaults would hold such a connection for a minute or more.
+  server.headersTimeout = app.config.httpHeadersTimeoutMs;
+  server.requestTimeout = app.config.httpRequestTimeoutMs;
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) =>
+    answerClientError(error, socket),
+  );
+
   async function handle(req: IncomingMessage, res: ServerResponse) {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    const url = requestUrl(req.url ?? '/');
     const method = req.method ?? 'GET';
     if (url.pathname === '/healthz') return sendJson(res, 200, { status: 'ok' });
     if (url.pathname === '/readyz') return ready(res);
@@ -59,6 +82,7 @@ export async function startHttpServer(
       return void res.end(openapi);
     }
     if (url.pathname === '/graphql') return graphql.handle(req, res);
+    if (await serveGraphiqlAsset(req, res, url)) return;
     if (url.pathname.startsWith('/v1/')) return rest(req, res, url, method);
     for (const page of pages) if (await page(req, res, url)) return;
     throw new AppError('not_found', `no route for ${method} ${url.pathname}`);
@@ -85,7 +109,9 @@ export async function startHttpServer(
         },
       );
     }
+    requireJsonBody(req, method);
     const raw = await readBody(req);
+    if (raw.length > 0 && !req.headers['content-type']) throw notJson(undefined);
     const em = app.fork();
     const ip = clientIp(req, app.config.trustProxy);
     let actor: Actor = { kind: 'anonymous' };
@@ -109,11 +135,23 @@ export async function startHttpServer(
   const unlisten = await app.pubsub.on(credentialsChanged, ({ merchantId }) =>
     app.services.authenticator.forgetMerchant(merchantId),
   );
-
-  const wss = new WebSocketServer({ server, path: '/graphql' });
-  const ws = useServer(graphql.wsOptions, wss);
-
-  await new Promise<void>((resolve) => server.listen(app.config.port, app.config.host, resolve));
+  // Listen before the WebSocket server exists: ws re-emits the HTTP server's errors (a port in use)
+  // and graphql-ws reports those as "Internal error emitted on the WebSocket server", hiding the cause.
+  try {
+    await listen(server, app.config.port, app.config.host);
+  } catch (error) {
+    await unlisten();
+    throw error;
+  }
+  const wss = new WebSocketServer({ server, path: '/graphql', maxPayload: MAX_WS_MESSAGE_BYTES });
+  const ws = useServer({ ...graphql.wsOptions, connectionInitWaitTimeout: WS_INIT_TIMEOUT_MS }, wss);
+  wss.on('connection', (socket) => {
+    // A socket error is the client's doing (a frame over maxPayload, a protocol violation); ws has
+    // already closed the connection with the matching code (1009, 1002). graphql-ws would print it to
+    // the console as an internal error; it is a debug event here.
+    socket.removeAllListeners('error');
+    socket.on('error', (error) => app.logger.debug('websocket client error', { error: error.message }));
+  });
   const { port } = server.address() as AddressInfo;
   const host = app.config.host === '0.0.0.0' || app.config.host === '::' ? '127.0.0.1' : app.config.host;
   return {
@@ -127,4 +165,92 @@ export async function startHttpServer(
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** Starts listening; a port already in use or not ours to take is one clear error, not a hang. */
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      server.off('listening', onListening);
+      const where = `${host}:${port}`;
+      if (error.code === 'EADDRINUSE')
+        reject(
+          new ListenError(
+            `port ${port} is already in use on ${host}; stop the other process or set PORT`,
+            error,
+          ),
+        );
+      else if (error.code === 'EACCES')
+        reject(new ListenError(`no permission to listen on ${where}; choose a PORT above 1023`, error));
+      else if (error.code === 'EADDRNOTAVAIL')
+        reject(new ListenError(`HOST ${host} is not an address of this machine`, error));
+      else reject(error);
+    };
+    const onListening = () => {
+      server.off('error', onError);
+      resolve();
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen(port, host);
+  });
+}
+
+/** The HTTP server could not listen; the message names the setting to change. */
+export class ListenError extends Error {
+  override readonly name = 'ListenError';
+  constructor(message: string, cause: NodeJS.ErrnoException) {
+    super(message, { cause });
+  }
+}
+
+/** A request body must be JSON (D2); anything else is refused before it is authenticated or read. */
+function requireJsonBody(req: IncomingMessage, method: string) {
+  if (method === 'GET') return;
+  const type = req.headers['content-type'];
+  if (type !== undefined && !isJsonType(type)) throw notJson(type);
+}
+
+const isJsonType = (type: string) => /^application\/json\s*(;|$)/i.test(type.trim());
+
+const notJson = (type: string | undefined) =>
+  new AppError(
+    'unsupported_media_type',
+    `request body must be sent as Content-Type: application/json${type ? ` (got ${JSON.stringify(type.slice(0, 100))})` : ''}`,
+  );
+
+/**
+ * Node's answer to a request it cannot parse or that overran a limit, in the section-7 envelope
+ * instead of its bare status line. Nothing is logged: these are the client's doing.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex) {
+  const inResponse = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage
+    ?.headersSent;
+  if (error.code === 'ECONNRESET' || !socket.writable || inResponse) return void socket.destroy();
+  const refusal =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? new AppError('header_too_large', 'request headers are larger than the server accepts (16 KiB)')
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? new AppError('request_timeout', 'the request was not received in time')
+        : new AppError('validation', 'malformed HTTP request');
+  const body = JSON.stringify({ error: { code: refusal.publicCode, message: refusal.message } });
+  socket.end(
+    `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\n` +
+      'content-type: application/json; charset=utf-8\r\n' +
+      `content-length: ${Buffer.byteLength(body)}\r\n` +
+      'cache-control: no-store\r\nconnection: close\r\n\r\n' +
+      body,
+  );
+}
+
+/**
+ * The request target as a URL. Resolved against a base, a path starting with `//` would be read as a
+ * host (`///%F1` throws); the path is kept as sent instead, and an unparsable target is a 400.
+ */
+function requestUrl(target: string): URL {
+  try {
+    return new URL(target.startsWith('/') ? `http://localhost${target}` : target);
+  } catch {
+    throw new AppError('validation', 'malformed request target');
+  }
 }

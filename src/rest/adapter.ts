@@ -49,7 +49,7 @@ export class RestAdapter {
       variableValues,
       contextValue: context,
     });
-    if (result.errors?.length) throw toAppError(result.errors[0]);
+    if (result.errors?.length) throw inRestSpelling(toAppError(result.errors[0]));
     const data = result.data as { result?: unknown } | null | undefined;
     if (!data || data.result === undefined)
       throw new AppError('internal', `route ${compiled.route.path} returned no result`);
@@ -77,4 +77,15 @@ export function camelizeKeys(value: unknown): unknown {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [toCamel(k), camelizeKeys(v)]));
   }
   return value;
+}
+
+/**
+ * The body of a REST request is the operation's `input` argument, so field paths are named without
+ * it: `amount: …`, not `input.amount: …`.
+ */
+function inRestSpelling(error: AppError): AppError {
+  if (error.code !== 'validation' || !/(^|; )input\./.test(error.message)) return error;
+  return new AppError('validation', error.message.replace(/(^|; )input\./g, '$1'), error.details, {
+    cause: error.cause,
+  });
 }
