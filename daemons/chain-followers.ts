@@ -111,7 +111,9 @@ export function startChainFollowers(app: App, options: FollowerOptions = {}): Ch
         if (abort.signal.aborted) break;
         if (error instanceof LeadershipLost) {
           leading = false;
-          log.warn('lost the network to another process');
+          log.warn('no longer leads the network; standing by');
+          await leadership.resign(network.id);
+          await pause(options.standbyRetryMs ?? STANDBY_RETRY_MS);
           continue;
         }
         // A degraded node or database is expected now and then: keep following, a little later.

@@ -1,9 +1,11 @@
 /**
  * Walks one deposit session end to end against a running `npm start`, as a merchant backend and a
- * player wallet would: signed REST calls from `.data/devstack.json`, real transactions from a demo
- * player, then polling until the listener settles it. Usage: npm run demo -- [eth|bsc] [USDT|USDC|DAI] [amount]
+ * player wallet would: signed REST calls from the running instance's `devstack.json` (under DATA_DIR,
+ * `.data` by default, as for `npm start`), real transactions from a demo player, then polling until the
+ * chain follower settles it. Usage: npm run demo -- [eth|bsc] [USDT|USDC|DAI] [amount]
  */
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { JsonRpcProvider, Wallet } from 'ethers';
 import { signedHeaders } from '../src/modules/auth/request-signing.ts';
@@ -26,7 +28,9 @@ interface Step {
 }
 
 const [network = 'eth', token = 'USDC', amount = '25'] = process.argv.slice(2);
-const stack = JSON.parse(readFileSync('.data/devstack.json', 'utf8')) as Devstack;
+const stack = JSON.parse(
+  readFileSync(path.join(process.env.DATA_DIR || '.data', 'devstack.json'), 'utf8'),
+) as Devstack;
 const player = stack.players[0]!;
 const wallet = new Wallet(player.private_key, new JsonRpcProvider(stack.networks[network]!.rpc_url));
 

@@ -34,6 +34,7 @@ export class LeadershipLost extends Error {
 
 export class Leadership {
   private client: pg.Client | undefined;
+  private connecting: Promise<pg.Client> | undefined;
   private pid: number | undefined;
   private readonly held = new Set<string>();
   private readonly onLost = new Set<() => void>();
@@ -71,15 +72,22 @@ export class Leadership {
       .catch(() => {});
   }
 
-  /** Inside a transaction: throws LeadershipLost unless this process still holds `network`'s lock. */
+  /**
+   * Inside a transaction: throws LeadershipLost unless this process's lock connection still holds
+   * `network`'s lock (it then no longer counts as leading it).
+   */
   async fence(tx: EntityManager, network: string): Promise<void> {
-    if (!this.held.has(network) || this.pid === undefined) throw new LeadershipLost(network);
+    const pid = this.pid;
+    if (!this.held.has(network) || pid === undefined) throw new LeadershipLost(network);
     const [row] = await tx.execute<{ held: boolean }[]>(
       `select exists(select 1 from pg_locks where locktype = 'advisory' and classid = ?::int4::oid
          and objid = ?::int4::oid and objsubid = 2 and pid = ? and granted) as held`,
-      [LOCK_CLASS, networkLockKey(network), this.pid],
+      [LOCK_CLASS, networkLockKey(network), pid],
     );
-    if (!row?.held) throw new LeadershipLost(network);
+    if (!row?.held) {
+      if (this.pid === pid) this.held.delete(network);
+      throw new LeadershipLost(network);
+    }
   }
 
   async close(): Promise<void> {
@@ -89,14 +97,27 @@ export class Leadership {
     await client?.end().catch(() => {});
   }
 
-  private async connection(): Promise<pg.Client> {
-    if (this.client) return this.client;
+  /** The one lock connection of this process (concurrent callers share one connection attempt). */
+  private connection(): Promise<pg.Client> {
+    if (this.client) return Promise.resolve(this.client);
+    this.connecting ??= this.open().finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  private async open(): Promise<pg.Client> {
     const client = new pg.Client({ connectionString: this.deps.databaseUrl, keepAlive: true });
     client.on('error', (error) => this.lost(client, error));
     client.on('end', () => this.lost(client));
-    await client.connect();
-    const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
-    this.pid = rows[0]!.pid;
+    try {
+      await client.connect();
+      const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
+      this.pid = rows[0]!.pid;
+    } catch (error) {
+      await client.end().catch(() => {});
+      throw error;
+    }
     this.client = client;
     return client;
   }
