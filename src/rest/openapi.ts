@@ -113,7 +113,7 @@ export function openApiDocument(table: RestRoute[] = routes) {
       title: 'Crypto payment gateway',
       version: API_VERSION,
       description:
-        'Signed requests (D1): canonical = METHOD\\nPATH?QUERY\\nTIMESTAMP\\nNONCE\\nSHA256_HEX(BODY); X-Signature = hex HMAC-SHA256(secret, canonical).',
+        'Signed requests: canonical = METHOD\\nPATH?QUERY\\nTIMESTAMP\\nNONCE\\nSHA256_HEX(BODY); X-Signature = hex HMAC-SHA256(secret, canonical).',
     },
     paths,
     components: {

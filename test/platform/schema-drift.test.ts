@@ -16,3 +16,14 @@ it('the OpenAPI document is 3.1 with version 0.2.0', () => {
   expect(doc.openapi).toBe('3.1.0');
   expect(doc.info.version).toBe('0.2.0');
 });
+
+it('descriptions explain in their own words: no citations of documents that are not shipped', () => {
+  const citation = /\bsection \d|\bD\d{1,2}\b/i;
+  for (const file of ['schema/schema.graphql', 'schema/openapi.json']) {
+    const lines = readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8').split('\n');
+    expect(
+      lines.filter((line) => citation.test(line)),
+      file,
+    ).toEqual([]);
+  }
+});

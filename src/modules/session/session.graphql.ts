@@ -25,7 +25,7 @@ const OptionRef = builder.objectRef<StepOption>('StepOption').implement({
 });
 
 const ComponentRef = builder.objectRef<Component>('StepComponent').implement({
-  description: 'One UI element to render (section 2.3).',
+  description: 'One UI element to render.',
   fields: (t) => ({
     type: t.exposeString('type'),
     text: t.exposeString('text', { nullable: true }),
@@ -52,7 +52,8 @@ const StepResponseRef = builder.objectRef<StepResponse>('StepResponse').implemen
     step: t.exposeString('step'),
     session: t.exposeString('session'),
     status: t.exposeString('status', {
-      description: 'Order status: pending, processing, completed, failed (D11).',
+      description:
+        'Order status: pending, processing, completed, failed; a terminal step always says how the order ended.',
     }),
     components: t.field({ type: [ComponentRef], resolve: (r) => r.components }),
     walletAction: t.field({ type: WalletActionRef, nullable: true, resolve: (r) => r.walletAction }),
@@ -147,7 +148,7 @@ const MERCHANT_ARG = { description: 'Operators: the merchant to act for. Merchan
 builder.queryFields((t) => ({
   cashierStatus: t.field({
     type: StepResponseRef,
-    description: 'Read-only state of a session (section 4.5).',
+    description: 'Read-only state of a session: the step to show now, safe to poll.',
     args: { merchantId: t.arg.id(MERCHANT_ARG), input: t.arg({ type: StatusInput, required: true }) },
     resolve: (_, { merchantId, input }, ctx) =>
       ctx.services.sessions.status(
@@ -188,14 +189,15 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   cashierInit: t.field({
     type: StepResponseRef,
-    description: 'Opens a self-hosted deposit session (section 4.3).',
+    description:
+      'Opens a self-hosted deposit session; the same external_order_id with the same parameters returns the same session.',
     args: { merchantId: t.arg.id(MERCHANT_ARG), input: t.arg({ type: InitInput, required: true }) },
     resolve: (_, { merchantId, input }, ctx) =>
       ctx.services.sessions.init(ctx.em, merchantScope(ctx, merchantId && String(merchantId)), input),
   }),
   cashierStep: t.field({
     type: StepResponseRef,
-    description: 'Submits the action the current step expects (section 4.4).',
+    description: 'Submits the action the current step expects and returns the next step.',
     args: { merchantId: t.arg.id(MERCHANT_ARG), input: t.arg({ type: StepInput, required: true }) },
     resolve: (_, { merchantId, input }, ctx) =>
       ctx.services.sessions.step(ctx.em, merchantScope(ctx, merchantId && String(merchantId)), input),

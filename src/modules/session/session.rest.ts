@@ -17,7 +17,7 @@ export const sessionRoutes = defineRoutes([
     auth: 'signed',
     summary: 'Open a deposit session',
     description:
-      'Returns the first step. Prefill starts (section 3.3): nothing → network_select; network, network+token, ' +
+      'Returns the first step. Where it starts depends on what is prefilled: nothing → network_select; network, network+token, ' +
       'network+token+amount → connect_wallet. A repeated external_order_id with the same parameters returns the ' +
       'same session; with different parameters it is 409.',
     operation: `mutation ($input: CashierInitInput!) { result: cashierInit(input: $input) ${STEP_RESPONSE} }`,
@@ -34,7 +34,7 @@ export const sessionRoutes = defineRoutes([
     description:
       'An action of another step or on a terminal session is 400 invalid_action; a value that is not one of the ' +
       'offered options is 400 validation; approval_submitted is 400 tx_reverted when the approval reverted and 503 ' +
-      'unavailable while it is not mined or the allowance is not readable yet (D11).',
+      'unavailable while it is not mined or the allowance is not readable yet.',
     operation: `mutation ($input: CashierStepInput!) { result: cashierStep(input: $input) ${STEP_RESPONSE} }`,
     request: stepRequest,
     response: stepResponse,

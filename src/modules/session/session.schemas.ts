@@ -26,7 +26,11 @@ export type InitRequest = { [K in keyof z.infer<typeof initRequest>]?: string | 
 
 export const stepRequest = z.object({
   session: z.string().min(1).max(64),
-  action: z.string().min(1).max(64).describe('Action of the current step (section 3.2).'),
+  action: z
+    .string()
+    .min(1)
+    .max(64)
+    .describe('Action of the current step (the step names it as submit_action or in its options).'),
   value: z.string().max(1024).optional().describe('Empty for actions that carry none.'),
 });
 export type StepRequest = { session: string; action: string; value?: string | null };

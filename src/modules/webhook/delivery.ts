@@ -34,7 +34,7 @@ export interface DeliveryDeps {
   logger: Logger;
 }
 
-const NO_KEY = 'no active API key to sign with (section 5.4): not sent';
+const NO_KEY = 'no active API key to sign with (webhooks are signed with the merchant’s key): not sent';
 
 /**
  * One run of `deliver_webhook`: (1) claim the attempt and take a lease (claim.ts), committed at once;
