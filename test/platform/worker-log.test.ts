@@ -61,3 +61,14 @@ it("graphile-worker's lines land in the service log: completions at debug, job l
   expect(failed).toMatchObject({ level: 'error', fields: { task: 'breaks' } });
   expect((failed?.fields.error as Error | undefined)?.message).toBe('it broke');
 });
+
+it('its LISTEN connection cut and retried is a warning; a job failure stays an error', () => {
+  const lines: Line[] = [];
+  const log = graphileLogger(capture(lines)).scope({});
+  log.error(
+    'Error with notify listener (trying again in 120ms): terminating connection due to administrator command',
+  );
+  log.error('Error occurred attempting to UNLISTEN: Error: Client has encountered a connection error');
+  log.error('Failed task 7 (deliver_webhook, 12ms, attempt 1 of 8) with error');
+  expect(lines.map((l) => l.level)).toEqual(['warn', 'warn', 'error']);
+});
