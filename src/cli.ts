@@ -53,7 +53,7 @@ async function main(argv: string[]) {
   let config = loadConfig({ LOG_LEVEL: 'error', ...process.env });
   let stopDb: (() => Promise<void>) | undefined;
   if (config.embedded) {
-    const db = await startDevDatabase(config.dataDir);
+    const db = await startDevDatabase(config.dataDir, config.embeddedPgPort);
     stopDb = () => db.server.stop();
     config = {
       ...config,

@@ -62,7 +62,7 @@ async function main() {
   async function start() {
     if (config.embedded) {
       logger.info('no DATABASE_URL: starting the embedded development stack', { dataDir: config.dataDir });
-      const db = await startDevDatabase(config.dataDir);
+      const db = await startDevDatabase(config.dataDir, config.embeddedPgPort);
       stops.push(() => db.server.stop());
       config = {
         ...config,

@@ -2,29 +2,69 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import { parseSecretsKey } from '../config.ts';
+import { ConfigError, parseSecretsKey } from '../config.ts';
 import { type EmbeddedDatabase, embeddedUrl, startEmbeddedPostgres } from '../db/embedded-postgres.ts';
 
 const DATABASE = 'gateway';
 /** Fixed so a restart finds the same server; override with EMBEDDED_PG_PORT if it is taken. */
 const DEFAULT_PORT = 54329;
 
-/** The embedded PostgreSQL under `<dataDir>/pg`, with the service database created once. */
-export async function startDevDatabase(dataDir: string): Promise<{ url: string; server: EmbeddedDatabase }> {
-  const port = Number(process.env.EMBEDDED_PG_PORT ?? DEFAULT_PORT);
+/**
+ * The embedded PostgreSQL under `<dataDir>/pg`, with the service database created once. The database
+ * belongs to its data directory: a server found running on the port serves another directory, or a
+ * database carries another directory's identity (`<dataDir>/instance`, recorded as the database's
+ * comment), and start-up stops with a message instead of running on a database that is not its own
+ * (whose secrets another SECRETS_KEY sealed).
+ */
+export async function startDevDatabase(
+  dataDir: string,
+  port = DEFAULT_PORT,
+): Promise<{ url: string; server: EmbeddedDatabase }> {
+  const pgDir = path.resolve(dataDir, 'pg');
   // A running `npm start` already serves this data folder (the CLI then shares it).
   const server =
-    (await runningServer(port)) ??
-    (await startEmbeddedPostgres({ dir: path.join(dataDir, 'pg'), port, persistent: true }));
+    (await runningServer(port, pgDir)) ??
+    (await startEmbeddedPostgres({ dir: pgDir, port, persistent: true }));
+  const identity = instanceId(dataDir);
   const client = new pg.Client(server.adminUrl);
   await client.connect();
   try {
-    const exists = await client.query('select 1 from pg_database where datname = $1', [DATABASE]);
-    if (exists.rowCount === 0) await client.query(`create database ${DATABASE}`);
+    const [row] = (
+      await client.query<{ comment: string | null }>(
+        'select shobj_description(oid, $2) as comment from pg_database where datname = $1',
+        [DATABASE, 'pg_database'],
+      )
+    ).rows;
+    if (!row) {
+      await client.query(`create database ${DATABASE}`);
+      await client.query(`comment on database ${DATABASE} is '${IDENTITY_PREFIX}${identity}'`);
+    } else if (row.comment?.startsWith(IDENTITY_PREFIX) && row.comment !== `${IDENTITY_PREFIX}${identity}`) {
+      throw new ConfigError(
+        `the embedded database on port ${port} belongs to another data directory than ${path.resolve(dataDir)}; ` +
+          'set EMBEDDED_PG_PORT to a free port for this DATA_DIR',
+      );
+    } else if (!row.comment) {
+      await client.query(`comment on database ${DATABASE} is '${IDENTITY_PREFIX}${identity}'`);
+    }
+  } catch (error) {
+    await server.stop().catch(() => {});
+    throw error;
   } finally {
     await client.end();
   }
   return { url: server.urlFor(DATABASE), server };
+}
+
+const IDENTITY_PREFIX = 'cryptopay-gateway data directory ';
+
+/** This data directory's identity: generated once into `<dataDir>/instance`. */
+function instanceId(dataDir: string): string {
+  const file = path.join(dataDir, 'instance');
+  if (!existsSync(file)) {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(file, `${randomBytes(16).toString('hex')}\n`);
+  }
+  return readFileSync(file, 'utf8').trim();
 }
 
 /** The embedded stack's SECRETS_KEY: generated once into `<dataDir>/secrets.key`. */
@@ -37,7 +77,8 @@ export function devSecretsKey(dataDir: string): Buffer {
   return parseSecretsKey(readFileSync(file, 'utf8').trim());
 }
 
-async function runningServer(port: number): Promise<EmbeddedDatabase | undefined> {
+/** The server already running on `port`, when it serves `pgDir`; another directory's is refused. */
+async function runningServer(port: number, pgDir: string): Promise<EmbeddedDatabase | undefined> {
   const urlFor = (database: string) => embeddedUrl(port, database);
   const client = new pg.Client({ connectionString: urlFor('postgres'), connectionTimeoutMillis: 1000 });
   try {
@@ -45,7 +86,18 @@ async function runningServer(port: number): Promise<EmbeddedDatabase | undefined
   } catch {
     return undefined;
   }
-  await client.end();
+  let serves: string;
+  try {
+    serves = (await client.query<{ data_directory: string }>('show data_directory')).rows[0]!.data_directory;
+  } finally {
+    await client.end();
+  }
+  if (path.resolve(serves) !== pgDir) {
+    throw new ConfigError(
+      `port ${port} already serves the embedded database of ${path.dirname(serves)}, not of ${path.dirname(pgDir)}; ` +
+        'set EMBEDDED_PG_PORT to a free port for this DATA_DIR',
+    );
+  }
   return {
     adminUrl: urlFor('postgres'),
     urlFor,
