@@ -8,6 +8,7 @@ import { PubSub } from './db/pubsub.ts';
 import { SqlPool } from './db/sql.ts';
 import { schema } from './graphql/schema.ts';
 import { createLogger, type Logger } from './lib/logger.ts';
+import { createMetrics, type Metrics } from './metrics/metrics.ts';
 import { Authenticator } from './modules/auth/authenticator.ts';
 import { NonceStore } from './modules/auth/nonce-store.ts';
 import { OperatorService } from './modules/auth/operator.service.ts';
@@ -30,6 +31,8 @@ export interface App {
   nonces: NonceStore;
   /** Publish/subscribe between processes over PostgreSQL LISTEN/NOTIFY. */
   pubsub: PubSub;
+  /** What `GET /metrics` reports. */
+  metrics: Metrics;
   /** A fresh EntityManager for one request or job; the global one is never used. */
   fork(): EntityManager;
   close(): Promise<void>;
@@ -85,6 +88,7 @@ export async function createApp(options: {
     services,
     nonces,
     pubsub,
+    metrics: createMetrics({ fork: () => orm.em.fork() }),
     fork: () => orm.em.fork(),
     async close() {
       await pubsub.close();

@@ -70,6 +70,8 @@ const envSchema = z.object({
   HPP_LINK_TTL_MINUTES: minutes.default(30),
   /** `debug`, `info`, `warn`, `error`. */
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  /** `GET /metrics` (Prometheus): `token` (an operator bearer token), `public`, or `off`. */
+  METRICS: z.enum(['token', 'public', 'off']).default('token'),
 });
 
 /** A postgres:// or postgresql:// URL with a host and, when given, a numeric port. */
@@ -108,6 +110,8 @@ export interface Config {
   paymentMiningTimeoutMinutes: number;
   hppLinkTtlMinutes: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** Who may read `GET /metrics`. */
+  metrics: 'token' | 'public' | 'off';
 }
 
 export class ConfigError extends Error {
@@ -173,6 +177,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     paymentMiningTimeoutMinutes: e.PAYMENT_MINING_TIMEOUT_MINUTES,
     hppLinkTtlMinutes: e.HPP_LINK_TTL_MINUTES,
     logLevel: e.LOG_LEVEL,
+    metrics: e.METRICS,
   };
 }
 

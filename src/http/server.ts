@@ -18,6 +18,7 @@ import { openApiDocument } from '../rest/openapi.ts';
 import { parseJsonObject, readBody } from './body.ts';
 import { serveGraphiqlAsset } from './graphiql.ts';
 import { createGraphqlHandler } from './graphql.ts';
+import { createReadiness } from './readiness.ts';
 import { sendError, sendJson } from './respond.ts';
 
 /** How often Node checks connections against the header and request timeouts. */
@@ -46,16 +47,28 @@ export function clientIp(req: IncomingMessage, trustProxy: boolean): string | un
   return req.socket.remoteAddress;
 }
 
+const FIXED_ROUTES = new Set(['/healthz', '/readyz', '/metrics', '/graphql', '/openapi.json']);
+
 /** Starts the HTTP server: REST `/v1`, `/graphql` (+ WebSocket subscriptions), health and docs. */
 export async function startHttpServer(
   app: App,
   options: { pages?: PageHandler[] } = {},
 ): Promise<HttpServer> {
   const graphql = createGraphqlHandler(app);
+  const readiness = createReadiness(app);
   const openapi = JSON.stringify(openApiDocument());
   const pages = options.pages ?? [];
 
   const server = createServer({ connectionsCheckingInterval: CONNECTIONS_CHECK_MS }, (req, res) => {
+    const started = performance.now();
+    res.once('finish', () =>
+      app.metrics.observeRequest(
+        routeName(req),
+        req.method ?? 'GET',
+        res.statusCode,
+        (performance.now() - started) / 1000,
+      ),
+    );
     handle(req, res).catch((error: unknown) => {
       const appError = toAppError(error);
       if (appError.code === 'internal') app.logger.error('request failed', { error, url: req.url });
@@ -77,6 +90,7 @@ export async function startHttpServer(
     const method = req.method ?? 'GET';
     if (url.pathname === '/healthz') return sendJson(res, 200, { status: 'ok' });
     if (url.pathname === '/readyz') return ready(res);
+    if (url.pathname === '/metrics') return metrics(req, res);
     if (url.pathname === '/openapi.json') {
       res.writeHead(200, { 'content-type': 'application/json', 'access-control-allow-origin': '*' });
       return void res.end(openapi);
@@ -88,13 +102,40 @@ export async function startHttpServer(
     throw new AppError('not_found', `no route for ${method} ${url.pathname}`);
   }
 
+  /** 200 when the database and a node of every network answer; else 503 naming what does not. */
   async function ready(res: ServerResponse) {
-    try {
-      await app.orm.em.getConnection().execute('select 1');
-      sendJson(res, 200, { status: 'ready' });
-    } catch {
-      sendError(res, new AppError('unavailable', 'database unreachable'));
+    const state = await readiness();
+    if (state.ready) return sendJson(res, 200, { status: 'ready', ...state });
+    const down = [
+      ...(state.database === 'ok' ? [] : ['database unreachable']),
+      ...Object.entries(state.networks)
+        .filter(([, s]) => s !== 'ok')
+        .map(([id, s]) => `network ${id}: ${s}`),
+    ];
+    sendError(res, new AppError('unavailable', `not ready: ${down.join('; ')}`, { ...state }));
+  }
+
+  /** Prometheus text, when the deployment exposes it (METRICS): to an operator token, or to anyone. */
+  async function metrics(req: IncomingMessage, res: ServerResponse) {
+    if (app.config.metrics === 'off') throw new AppError('not_found', 'no route for GET /metrics');
+    if (app.config.metrics === 'token') {
+      const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+      const operator = token ? await app.services.authenticator.operator(app.fork(), token) : undefined;
+      if (!operator) throw new AppError('unauthorized', 'metrics need an operator bearer token');
     }
+    res.writeHead(200, { 'content-type': app.metrics.registry.contentType });
+    res.end(await app.metrics.registry.metrics());
+  }
+
+  /** A request's route for metrics: a fixed set of names, never the raw URL (unbounded labels). */
+  function routeName(req: IncomingMessage): string {
+    const url = requestUrl(req.url ?? '/');
+    if (FIXED_ROUTES.has(url.pathname)) return url.pathname;
+    if (url.pathname.startsWith('/assets/')) return '/assets';
+    const match = url.pathname.startsWith('/v1/')
+      ? app.rest.match(req.method ?? 'GET', url.pathname)
+      : undefined;
+    return match && !('allow' in match) ? url.pathname : 'other';
   }
 
   async function rest(req: IncomingMessage, res: ServerResponse, url: URL, method: string) {

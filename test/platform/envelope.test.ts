@@ -76,8 +76,19 @@ it('serves the OpenAPI document unauthenticated', async () => {
   expect(doc.paths['/v1/cashier/init']).toBeDefined();
 });
 
-it('readiness reports the database', async () => {
-  expect((await fetch(`${t.http.url}/readyz`)).status).toBe(200);
+it('readiness reports the database and names a network none of whose nodes answers', async () => {
+  // This app's only network points at a port nothing listens on.
+  const res = await fetch(`${t.http.url}/readyz`);
+  expect(res.status).toBe(503);
+  const body = (await res.json()) as {
+    error: { code: string; message: string; details: Record<string, unknown> };
+  };
+  expect(body.error.code).toBe('unavailable');
+  expect(body.error.message).toMatch(/^not ready: network eth: no node answers/);
+  expect(body.error.details).toMatchObject({
+    database: 'ok',
+    networks: { eth: expect.stringMatching(/^no node/) },
+  });
   expect((await fetch(`${t.http.url}/healthz`)).status).toBe(200);
 });
 
