@@ -32,7 +32,10 @@ const stack = JSON.parse(
   readFileSync(path.join(process.env.DATA_DIR || '.data', 'devstack.json'), 'utf8'),
 ) as Devstack;
 const player = stack.players[0]!;
-const wallet = new Wallet(player.private_key, new JsonRpcProvider(stack.networks[network]!.rpc_url));
+// No response cache: ethers would otherwise answer the payment's nonce query from the approval's,
+// a moment earlier, and the payment would reuse the approval's nonce ("nonce too low").
+const provider = new JsonRpcProvider(stack.networks[network]!.rpc_url, undefined, { cacheTimeout: -1 });
+const wallet = new Wallet(player.private_key, provider);
 
 async function call(target: string, body: unknown): Promise<Step> {
   const raw = JSON.stringify(body);
@@ -57,7 +60,8 @@ async function call(target: string, body: unknown): Promise<Step> {
 /** Sends the wallet action's transaction from the player; `mined` waits for its receipt. */
 async function sign(step: Step, mined: boolean): Promise<string> {
   const tx = step.wallet_action!.params[0]!;
-  const sent = await wallet.sendTransaction({ to: tx.to, data: tx.data, value: BigInt(tx.value) });
+  const nonce = await provider.getTransactionCount(wallet.address, 'pending');
+  const sent = await wallet.sendTransaction({ to: tx.to, data: tx.data, value: BigInt(tx.value), nonce });
   if (mined) await sent.wait();
   return sent.hash;
 }
