@@ -21,6 +21,13 @@ export async function startDevDatabase(
   port = DEFAULT_PORT,
 ): Promise<{ url: string; server: EmbeddedDatabase }> {
   const pgDir = path.resolve(dataDir, 'pg');
+  const elsewhere = runningPort(pgDir);
+  if (elsewhere !== undefined && elsewhere !== port) {
+    throw new ConfigError(
+      `the embedded database of ${path.resolve(dataDir)} already runs on port ${elsewhere}: ` +
+        `set EMBEDDED_PG_PORT=${elsewhere} to use it`,
+    );
+  }
   // A running `npm start` already serves this data folder (the CLI then shares it).
   const server =
     (await runningServer(port, pgDir)) ??
@@ -56,6 +63,25 @@ export async function startDevDatabase(
 }
 
 const IDENTITY_PREFIX = 'cryptopay-gateway data directory ';
+
+/** The port of the server running on `pgDir` now (its live postmaster.pid), if any. */
+function runningPort(pgDir: string): number | undefined {
+  let lines: string[];
+  try {
+    lines = readFileSync(path.join(pgDir, 'postmaster.pid'), 'utf8').split('\n');
+  } catch {
+    return undefined;
+  }
+  const pid = Number(lines[0]);
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    // EPERM: alive, but another user's (the server runs as `postgres` when we are root).
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
+  }
+  const port = Number(lines[3]);
+  return Number.isInteger(port) && port > 0 ? port : undefined;
+}
 
 /** This data directory's identity: generated once into `<dataDir>/instance`. */
 function instanceId(dataDir: string): string {

@@ -28,6 +28,11 @@ it('a second data directory on the same port is refused; its own directory share
   const again = await startDevDatabase(a!, port);
   expect(again.url).toBe(first.url);
 
+  // Its own directory, but a port other than the one its server runs on: told which port to use.
+  await expect(startDevDatabase(a!, await freePort())).rejects.toThrow(
+    new RegExp(`already runs on port ${port}: set EMBEDDED_PG_PORT=${port}`),
+  );
+
   // A database whose recorded identity is not this directory's (its instance file replaced): refused.
   writeFileSync(path.join(a!, 'instance'), 'someone-else\n');
   await expect(startDevDatabase(a!, port)).rejects.toThrow(/belongs to another data directory/);
