@@ -1,39 +1,15 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.ts';
-
-const run = promisify(execFile);
-const root = path.resolve(import.meta.dirname, '../..');
+import { cliFor } from '../support/cli.ts';
 
 let t: TestApp;
-let networksFile: string;
+// biome-ignore lint/suspicious/noExplicitAny: the CLI prints JSON whose shape each test checks
+let cli: (...args: string[]) => Promise<any>;
 beforeAll(async () => {
   t = await startTestApp();
-  const { writeFileSync, mkdtempSync } = await import('node:fs');
-  const os = await import('node:os');
-  networksFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'cli-')), 'networks.json');
-  writeFileSync(
-    networksFile,
-    JSON.stringify({ networks: [{ id: 'eth', kind: 'evm', chainId: 1, rpcUrls: ['http://127.0.0.1:9'] }] }),
-  );
+  cli = cliFor(t);
 });
 afterAll(() => t?.close());
-
-async function cli(...args: string[]) {
-  const env = {
-    ...process.env,
-    DATABASE_URL: t.config.databaseUrl!,
-    NETWORKS_FILE: networksFile,
-    SECRETS_KEY: t.config.secretsKey!.toString('hex'),
-  };
-  const { stdout } = await run(path.join(root, 'node_modules/.bin/tsx'), ['src/cli.ts', ...args], {
-    cwd: root,
-    env,
-  });
-  return JSON.parse(stdout);
-}
 
 it('creates a merchant, issues a key the service accepts, sets a wallet and an allowlist', async () => {
   const merchant = await cli('merchant:create', '--name', 'From CLI');

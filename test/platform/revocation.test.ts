@@ -1,23 +1,15 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type App, createApp } from '../../src/app.ts';
 import { type HttpServer, startHttpServer } from '../../src/http/server.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { signedHeaders } from '../../src/modules/auth/request-signing.ts';
 import { NO_CHAIN_NETWORKS, startTestApp, type TestApp } from '../support/app.ts';
+import { cliFor } from '../support/cli.ts';
 
 /** Credentials changed by one process (the CLI) apply in every running API process at once. */
 
-const run = promisify(execFile);
-const root = path.resolve(import.meta.dirname, '../..');
-
 let t: TestApp;
 let second: { app: App; http: HttpServer };
-let networksFile: string;
 beforeAll(async () => {
   t = await startTestApp();
   // A second API process on the same database: its own pools, key cache and LISTEN connection.
@@ -27,28 +19,12 @@ beforeAll(async () => {
     logger: createLogger('error'),
   });
   second = { app, http: await startHttpServer(app) };
-  networksFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'revoke-')), 'networks.json');
-  writeFileSync(networksFile, JSON.stringify(NO_CHAIN_NETWORKS));
 });
 afterAll(async () => {
   await second?.http.close();
   await second?.app.close();
   await t?.close();
 });
-
-async function cli(...args: string[]) {
-  const env = {
-    ...process.env,
-    DATABASE_URL: t.config.databaseUrl!,
-    NETWORKS_FILE: networksFile,
-    SECRETS_KEY: t.config.secretsKey!.toString('hex'),
-  };
-  const { stdout } = await run(path.join(root, 'node_modules/.bin/tsx'), ['src/cli.ts', ...args], {
-    cwd: root,
-    env,
-  });
-  return JSON.parse(stdout);
-}
 
 /** A signed status read against `baseUrl`: 404 when the key is accepted (no such session), 401 when not. */
 async function statusWith(baseUrl: string, key: { keyId: string; secret: string }): Promise<number> {
@@ -71,7 +47,7 @@ it('a key revoked from the CLI is refused by every API process within a second',
   const apis = [t.http.url, second.http.url];
   // Both processes have verified (and cached) the key.
   expect(await Promise.all(apis.map((url) => statusWith(url, key)))).toEqual([404, 404]);
-  await cli('key:revoke', '--key', key.keyId);
+  await cliFor(t)('key:revoke', '--key', key.keyId);
   const revokedAt = Date.now();
   let statuses: number[] = [];
   while (Date.now() - revokedAt < 1_000) {
