@@ -1,5 +1,6 @@
 import { createEvmClient, type EvmClient, type LogScanOptions } from './evm/index.ts';
 import type { NetworkConfig } from './networks.ts';
+import { createTronClient, type TronClient } from './tron/client.ts';
 import { createTronHttp, type TronHttp } from './tron/http.ts';
 import type { ChainLogger } from './types.ts';
 
@@ -10,6 +11,7 @@ import type { ChainLogger } from './types.ts';
 export class ChainClients {
   private readonly clients = new Map<string, EvmClient>();
   private readonly tron = new Map<string, TronHttp>();
+  private readonly tronClients = new Map<string, TronClient>();
 
   constructor(
     private readonly logger: ChainLogger,
@@ -36,5 +38,15 @@ export class ChainClients {
       this.tron.set(network.id, http);
     }
     return http;
+  }
+
+  /** The Tron adapter of a network, over the same HTTP API (and endpoint health) as {@link tronHttp}. */
+  tronClient(network: NetworkConfig): TronClient {
+    let client = this.tronClients.get(network.id);
+    if (!client) {
+      client = createTronClient({ network, logger: this.logger, shared: this.tronHttp(network) });
+      this.tronClients.set(network.id, client);
+    }
+    return client;
   }
 }

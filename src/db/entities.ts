@@ -12,6 +12,7 @@ import {
   WebhookDeliverySchema,
   WebhookEventSchema,
 } from '../modules/webhook/webhook.entity.ts';
+import { RelayRequestSchema } from '../relay/relay.entity.ts';
 
 /** Every entity the ORM manages; each module adds its own here. */
 export const entities = [
@@ -29,4 +30,5 @@ export const entities = [
   WebhookEventSchema,
   WebhookDeliverySchema,
   WebhookAttemptSchema,
+  RelayRequestSchema,
 ];

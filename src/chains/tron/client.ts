@@ -4,7 +4,7 @@ import { type ChainLogger, silentLogger } from '../types.ts';
 import { broadcastSigned, type SignedTronTransaction } from './broadcast.ts';
 import { buildApprove, buildTrigger, type TriggerRequest, type TronBuiltTransaction } from './build.ts';
 import type { DecodedTronTransaction } from './decode.ts';
-import { createTronHttp, type TronHttpOptions } from './http.ts';
+import { createTronHttp, type TronHttp, type TronHttpOptions } from './http.ts';
 import { scanTransfers, type TransferScan } from './scan.ts';
 import { blockNumber, getTronTransaction, getTxState, type TronTxState } from './status.ts';
 import { trc20Allowance, trc20Balance, trc20Decimals } from './trc20.ts';
@@ -59,6 +59,8 @@ export interface TronClientOptions {
   feeLimitSun?: number;
   /** How long built transactions stay valid, ms. */
   validityMs?: number;
+  /** An existing HTTP API of the network to share (endpoint health included); built when absent. */
+  shared?: TronHttp;
 }
 
 export function createTronClient({
@@ -66,7 +68,8 @@ export function createTronClient({
   logger = silentLogger,
   ...options
 }: TronClientOptions): TronClient {
-  const http = createTronHttp({ network, logger, ...(options.http ? { options: options.http } : {}) });
+  const http =
+    options.shared ?? createTronHttp({ network, logger, ...(options.http ? { options: options.http } : {}) });
   const defaults = {
     ...(options.feeLimitSun === undefined ? {} : { feeLimit: options.feeLimitSun }),
     ...(options.validityMs === undefined ? {} : { validityMs: options.validityMs }),

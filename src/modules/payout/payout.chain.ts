@@ -1,0 +1,185 @@
+import { getAddress } from 'ethers';
+import type { ChainClients } from '../../chains/clients.ts';
+import type { NetworkConfig, TokenConfig } from '../../chains/networks.ts';
+import type { NetworkRegistry } from '../../chains/registry.ts';
+import { evmToTron, isTronAddress, tronToEvm } from '../../chains/tron/address.ts';
+import type { EntityManager } from '../../db/orm.ts';
+import { AppError, unavailable, unsupported, validation } from '../../errors.ts';
+import { AmountError, formatUnits, parseUnits } from '../../money.ts';
+import { Merchant, SettlementWallet } from '../merchant/merchant.entity.ts';
+
+/**
+ * Where a merchant's payouts come from and go through on one network: the payout wallet (the
+ * settlement wallet on EVM networks, the separate Tron payout wallet on `tron`, D11), the router that
+ * may pull from it, and the token. Approvals, single payouts and batches all resolve their target
+ * here, so they agree on which wallet and which router a request means.
+ */
+
+/** Native coins are not ERC-20 tokens: a payout router cannot pull them (section 4.11). */
+const NATIVE_COINS = new Set(['ETH', 'BNB', 'TRX', 'MATIC', 'POL', 'AVAX', 'FTM', 'CELO', 'XDAI', 'SOL']);
+
+/** Which router a payout goes through. */
+export type RouterKind = 'single' | 'batch';
+
+export interface PayoutTarget {
+  network: NetworkConfig;
+  token: TokenConfig;
+  /** The payout wallet as configured and shown: checksummed `0x` on EVM, `T…` on `tron`. */
+  wallet: string;
+  /** The payout wallet's 20-byte `0x` form (checksummed): what signatures recover to. */
+  walletHex: string;
+  /** The router (checksummed `0x`; on `tron` the 20-byte form of the contract). */
+  router: string;
+  routerKind: RouterKind;
+}
+
+export class PayoutChains {
+  constructor(
+    private readonly networks: NetworkRegistry,
+    private readonly clients: ChainClients,
+  ) {}
+
+  /** The network, or `unsupported` when it is unknown. */
+  network(id: string): NetworkConfig {
+    const network = this.networks.get(id);
+    if (!network) throw unsupported(`network: unknown network ${id}`);
+    return network;
+  }
+
+  /** A configured ERC-20/TRC-20 token of the network; a native coin or an unknown symbol is `unsupported`. */
+  token(network: NetworkConfig, symbol: string): TokenConfig {
+    const token = network.tokens.find((t) => t.symbol === symbol);
+    if (token) return token;
+    if (NATIVE_COINS.has(symbol.toUpperCase()))
+      throw unsupported(`token: ${symbol} is a native coin; payouts move tokens only`);
+    throw unsupported(`token: ${symbol} is not available on ${network.id}`);
+  }
+
+  /** The router of the kind on the network, or `unsupported` when none is configured. */
+  router(network: NetworkConfig, kind: RouterKind): string {
+    const address = kind === 'batch' ? network.contracts.batchPayoutRouter : network.contracts.payoutRouter;
+    if (!address)
+      throw unsupported(`network: ${network.id} has no ${kind === 'batch' ? 'batch ' : ''}payout router`);
+    return getAddress(address);
+  }
+
+  /** The merchant's payout wallet on the network, or `unsupported` when none is set. */
+  async wallet(
+    em: EntityManager,
+    merchantId: string,
+    network: NetworkConfig,
+  ): Promise<{ wallet: string; walletHex: string }> {
+    if (network.kind === 'tron') {
+      const merchant = await em.findOne(Merchant, { id: merchantId }, { fields: ['tronPayoutWallet'] });
+      const wallet = merchant?.tronPayoutWallet;
+      if (!wallet || !isTronAddress(wallet))
+        throw unsupported(`network: no Tron payout wallet is configured for this merchant`);
+      return { wallet, walletHex: tronToEvm(wallet) };
+    }
+    const row = await em.findOne(SettlementWallet, { merchant: merchantId, network: network.id });
+    if (!row) throw unsupported(`network: no settlement (payout) wallet is configured on ${network.id}`);
+    const walletHex = getAddress(row.address);
+    return { wallet: walletHex, walletHex };
+  }
+
+  /** Network, token, router and payout wallet of a request, each refused with the code of section 4.11. */
+  async target(
+    em: EntityManager,
+    merchantId: string,
+    request: { network: string; token: string; routerKind: RouterKind },
+  ): Promise<PayoutTarget> {
+    const network = this.network(request.network);
+    const token = this.token(network, request.token);
+    const router = this.router(network, request.routerKind);
+    const { wallet, walletHex } = await this.wallet(em, merchantId, network);
+    return { network, token, wallet, walletHex, router, routerKind: request.routerKind };
+  }
+
+  /** Whole units → base units, `validation` naming `field` when it is not a positive amount of the token. */
+  parseAmount(token: TokenConfig, amount: string, field = 'amount'): bigint {
+    let raw: bigint;
+    try {
+      raw = parseUnits(amount, token.decimals);
+    } catch (error) {
+      throw validation(`${field}: ${error instanceof AmountError ? error.message : 'not an amount'}`);
+    }
+    if (raw <= 0n) throw validation(`${field}: must be positive`);
+    if (raw >= 1n << 256n) throw validation(`${field}: too large`);
+    return raw;
+  }
+
+  /** A recipient in the network's spelling, as its 20-byte `0x` form; `validation` when malformed. */
+  recipientHex(network: NetworkConfig, recipient: string, field = 'recipient'): string {
+    if (network.kind === 'tron') {
+      if (!isTronAddress(recipient)) throw validation(`${field}: must be a Tron address starting with T`);
+      return tronToEvm(recipient);
+    }
+    if (!/^0x[0-9a-fA-F]{40}$/.test(recipient))
+      throw validation(`${field}: must be 0x followed by 40 hex characters`);
+    try {
+      return getAddress(recipient);
+    } catch {
+      throw validation(`${field}: bad EIP-55 checksum`);
+    }
+  }
+
+  /** The payout wallet's token balance and the router's allowance, read now (base units). */
+  async funds(target: PayoutTarget): Promise<{ balance: bigint; allowance: bigint }> {
+    const { network, token, walletHex, router } = target;
+    if (network.kind === 'tron') {
+      const tron = this.clients.tronClient(network);
+      const [balance, allowance] = await Promise.all([
+        tron.balanceOf(token.address, walletHex),
+        tron.allowance(token.address, walletHex, router),
+      ]);
+      return { balance, allowance };
+    }
+    const [balance, allowance] = await this.clients.evm(network).read([
+      { kind: 'balanceOf', token: token.address, owner: walletHex },
+      { kind: 'allowance', token: token.address, owner: walletHex, spender: router },
+    ]);
+    if (!balance?.ok || !allowance?.ok) {
+      throw unavailable(
+        `network ${network.id}: ${token.symbol} balance or allowance not readable: ${
+          (!balance?.ok && balance?.error) || (!allowance?.ok && allowance?.error)
+        }`,
+      );
+    }
+    return { balance: balance.value, allowance: allowance.value };
+  }
+
+  /**
+   * Refuses a payout the wallet cannot fund now: `insufficient_allowance` (the router may pull less) or
+   * `insufficient_funds` (the wallet holds less), with D4's details in whole units.
+   */
+  async requireFunds(target: PayoutTarget, required: bigint): Promise<void> {
+    const { balance, allowance } = await this.funds(target);
+    const { token, wallet, router } = target;
+    const whole = (raw: bigint) => formatUnits(raw, token.decimals);
+    if (allowance < required) {
+      throw new AppError(
+        'insufficient_allowance',
+        `the router may pull ${whole(allowance)} ${token.symbol} from ${wallet}; approve ${displayAddress(target.network, router)} for at least ${whole(required)}`,
+        {
+          required: whole(required),
+          available: whole(allowance),
+          token: token.symbol,
+          owner: wallet,
+          spender: displayAddress(target.network, router),
+        },
+      );
+    }
+    if (balance < required) {
+      throw new AppError(
+        'insufficient_funds',
+        `${wallet} holds ${whole(balance)} ${token.symbol}; the payout needs ${whole(required)}`,
+        { required: whole(required), available: whole(balance), token: token.symbol, owner: wallet },
+      );
+    }
+  }
+}
+
+/** An address in the network's spelling: `T…` on `tron`, checksummed `0x` elsewhere. */
+export function displayAddress(network: NetworkConfig, hex: string): string {
+  return network.kind === 'tron' ? evmToTron(getAddress(hex)) : getAddress(hex);
+}
