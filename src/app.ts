@@ -13,6 +13,7 @@ import { Authenticator } from './modules/auth/authenticator.ts';
 import { NonceStore } from './modules/auth/nonce-store.ts';
 import { OperatorService } from './modules/auth/operator.service.ts';
 import { MerchantService } from './modules/merchant/merchant.service.ts';
+import { PayoutChains } from './modules/payout/payout.chain.ts';
 import { SessionChains } from './modules/session/session.chain.ts';
 import { SessionService } from './modules/session/session.service.ts';
 import { WebhookService } from './modules/webhook/webhook.service.ts';
@@ -77,6 +78,7 @@ export async function createApp(options: {
     pubsub,
     chainClients,
     sessionChains,
+    payoutChains: new PayoutChains(networks, chainClients),
     sessions: new SessionService({ config, chains: sessionChains, merchants, sql }),
   };
   return {

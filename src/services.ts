@@ -6,6 +6,7 @@ import type { Logger } from './lib/logger.ts';
 import type { Authenticator } from './modules/auth/authenticator.ts';
 import type { OperatorService } from './modules/auth/operator.service.ts';
 import type { MerchantService } from './modules/merchant/merchant.service.ts';
+import type { PayoutChains } from './modules/payout/payout.chain.ts';
 import type { SessionChains } from './modules/session/session.chain.ts';
 import type { SessionService } from './modules/session/session.service.ts';
 import type { WebhookService } from './modules/webhook/webhook.service.ts';
@@ -23,6 +24,8 @@ export interface Services {
   /** Deposit sessions (step machine) and the chains they run on. */
   sessions: SessionService;
   sessionChains: SessionChains;
+  /** Payout wallets, routers and tokens per merchant and network (approvals, payouts, batches). */
+  payoutChains: PayoutChains;
   /** Publish/subscribe between processes (GraphQL subscriptions, cache invalidation). */
   pubsub: PubSub;
   /** One EVM client per network, shared by requests, followers and jobs. */
