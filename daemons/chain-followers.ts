@@ -10,6 +10,7 @@ import { Leadership, LeadershipLost } from '../src/followers/leadership.ts';
 import { claimFollowing } from '../src/followers/store.ts';
 import { tronSource } from '../src/followers/tron-source.ts';
 import type { ChainSource, Consumer } from '../src/followers/types.ts';
+import { payoutConsumer } from '../src/modules/payout/payout.consumer.ts';
 import { sessionConsumer } from '../src/modules/session/session.consumer.ts';
 
 /**
@@ -31,6 +32,8 @@ export interface FollowerOptions {
   owner?: string;
   /** Session stream's first block when it has no cursor (tests start at their own deployment). */
   sessionStartBlock?: number;
+  /** Payout stream's first block when it has no cursor (defaults to sessionStartBlock). */
+  payoutStartBlock?: number;
   /** Wall clock for expiry and mining timeouts (tests). */
   now?: () => Date;
 }
@@ -57,6 +60,21 @@ export function consumersOf(app: App, network: NetworkConfig, options: FollowerO
           now: options.now,
         },
         sessions,
+      ),
+    );
+  }
+  const payoutRouter = network.contracts.payoutRouter;
+  if (payoutRouter) {
+    consumers.push(
+      payoutConsumer(
+        {
+          chains: app.services.payoutChains,
+          logger: app.logger,
+          startBlock: options.payoutStartBlock ?? options.sessionStartBlock,
+          now: options.now,
+        },
+        network,
+        payoutRouter,
       ),
     );
   }

@@ -14,6 +14,7 @@ import { NonceStore } from './modules/auth/nonce-store.ts';
 import { OperatorService } from './modules/auth/operator.service.ts';
 import { MerchantService } from './modules/merchant/merchant.service.ts';
 import { PayoutChains } from './modules/payout/payout.chain.ts';
+import { PayoutService } from './modules/payout/payout.service.ts';
 import { SessionChains } from './modules/session/session.chain.ts';
 import { SessionService } from './modules/session/session.service.ts';
 import { WebhookService } from './modules/webhook/webhook.service.ts';
@@ -56,6 +57,7 @@ export async function createApp(options: {
   const pubsub = new PubSub({ databaseUrl: config.databaseUrl, logger });
   const chainClients = new ChainClients(logger);
   const sessionChains = new SessionChains(networks, chainClients);
+  const payoutChains = new PayoutChains(networks, chainClients);
   const merchants = new MerchantService({
     secretsKey: config.secretsKey,
     networks,
@@ -78,7 +80,8 @@ export async function createApp(options: {
     pubsub,
     chainClients,
     sessionChains,
-    payoutChains: new PayoutChains(networks, chainClients),
+    payoutChains,
+    payouts: new PayoutService({ chains: payoutChains }),
     sessions: new SessionService({ config, chains: sessionChains, merchants, sql }),
   };
   return {

@@ -7,6 +7,7 @@ import type { Authenticator } from './modules/auth/authenticator.ts';
 import type { OperatorService } from './modules/auth/operator.service.ts';
 import type { MerchantService } from './modules/merchant/merchant.service.ts';
 import type { PayoutChains } from './modules/payout/payout.chain.ts';
+import type { PayoutService } from './modules/payout/payout.service.ts';
 import type { SessionChains } from './modules/session/session.chain.ts';
 import type { SessionService } from './modules/session/session.service.ts';
 import type { WebhookService } from './modules/webhook/webhook.service.ts';
@@ -26,6 +27,8 @@ export interface Services {
   sessionChains: SessionChains;
   /** Payout wallets, routers and tokens per merchant and network (approvals, payouts, batches). */
   payoutChains: PayoutChains;
+  /** Single payouts: create, authorize, read (the relay and settlement are daemons'). */
+  payouts: PayoutService;
   /** Publish/subscribe between processes (GraphQL subscriptions, cache invalidation). */
   pubsub: PubSub;
   /** One EVM client per network, shared by requests, followers and jobs. */

@@ -6,6 +6,7 @@ import {
   MerchantSchema,
   SettlementWalletSchema,
 } from '../modules/merchant/merchant.entity.ts';
+import { PayoutSchema, RouterNonceSchema } from '../modules/payout/payout.entity.ts';
 import { SessionSchema } from '../modules/session/session.entity.ts';
 import {
   WebhookAttemptSchema,
@@ -31,4 +32,6 @@ export const entities = [
   WebhookDeliverySchema,
   WebhookAttemptSchema,
   RelayRequestSchema,
+  PayoutSchema,
+  RouterNonceSchema,
 ];

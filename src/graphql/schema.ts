@@ -5,6 +5,7 @@ import '../modules/system/system.graphql.ts';
 import '../modules/system/followers.graphql.ts';
 import '../modules/webhook/webhook.graphql.ts';
 import '../modules/session/session.graphql.ts';
+import '../modules/payout/payout.graphql.ts';
 
 /** The assembled schema of every module. */
 export const schema = builder.toSchema({ sortSchema: true });

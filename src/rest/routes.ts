@@ -1,5 +1,6 @@
+import { payoutRoutes } from '../modules/payout/payout.rest.ts';
 import { sessionRoutes } from '../modules/session/session.rest.ts';
 import type { RestRoute } from './route.ts';
 
 /** Every `/v1` route of every module: the declarative table the adapter and OpenAPI read. */
-export const routes: RestRoute[] = [...sessionRoutes];
+export const routes: RestRoute[] = [...sessionRoutes, ...payoutRoutes];

@@ -130,7 +130,22 @@ function shaped(schema: Schema, words: fc.Arbitrary<string>): fc.Arbitrary<unkno
       const properties = (schema.properties ?? {}) as Record<string, Schema>;
       const model = Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, fromSchema(v, words)]));
       const required = ((schema.required as string[] | undefined) ?? []).filter((k) => k in model);
+      // A documented example (OpenAPI `examples`), whole or with one field regenerated: bodies that
+      // pass validation often enough to reach the resolver of a route with many required fields.
+      const examples = (schema.examples as Record<string, unknown>[] | undefined) ?? [];
+      const near = examples.length
+        ? [
+            { weight: 1, arbitrary: fc.constantFrom(...examples) },
+            {
+              weight: 2,
+              arbitrary: fc
+                .tuple(fc.constantFrom(...examples), fc.constantFrom(...Object.keys(model)))
+                .chain(([example, key]) => model[key]!.map((v) => ({ ...example, [key]: v }))),
+            },
+          ]
+        : [];
       return fc.oneof(
+        ...near,
         { weight: 4, arbitrary: fc.record(model, { requiredKeys: required }) },
         { weight: 1, arbitrary: fc.record(model, { requiredKeys: [] }) },
         // An unknown extra key next to the known ones.

@@ -55,6 +55,8 @@ const WATCHED_TABLES = [
   'webhook_events',
   'webhook_deliveries',
   'webhook_attempts',
+  'payouts',
+  'relay_requests',
 ];
 
 /** One network, no tokens and an unreachable node: the fuzzer exercises the service, not a chain. */

@@ -1,8 +1,9 @@
-import { getAddress } from 'ethers';
+import { getAddress, Interface } from 'ethers';
 import type { ChainClients } from '../../chains/clients.ts';
 import type { NetworkConfig, TokenConfig } from '../../chains/networks.ts';
 import type { NetworkRegistry } from '../../chains/registry.ts';
 import { evmToTron, isTronAddress, tronToEvm } from '../../chains/tron/address.ts';
+import { callConstant } from '../../chains/tron/trc20.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { AppError, unavailable, unsupported, validation } from '../../errors.ts';
 import { AmountError, formatUnits, parseUnits } from '../../money.ts';
@@ -17,6 +18,11 @@ import { Merchant, SettlementWallet } from '../merchant/merchant.entity.ts';
 
 /** Native coins are not ERC-20 tokens: a payout router cannot pull them (section 4.11). */
 const NATIVE_COINS = new Set(['ETH', 'BNB', 'TRX', 'MATIC', 'POL', 'AVAX', 'FTM', 'CELO', 'XDAI', 'SOL']);
+
+/** The router views payouts read (the single router's `nonceUsed`). */
+const ROUTER_VIEWS = new Interface([
+  'function nonceUsed(address merchant, uint256 nonce) view returns (bool)',
+]);
 
 /** Which router a payout goes through. */
 export type RouterKind = 'single' | 'batch';
@@ -121,6 +127,36 @@ export class PayoutChains {
     } catch {
       throw validation(`${field}: bad EIP-55 checksum`);
     }
+  }
+
+  /**
+   * A read-only contract call at the head (`0x` return data). A revert is `validation`, an
+   * unreachable node `unavailable`.
+   */
+  async call(network: NetworkConfig, to: string, data: string): Promise<string> {
+    if (network.kind === 'tron') return callConstant(this.clients.tronHttp(network), { contract: to, data });
+    const client = this.clients.evm(network);
+    try {
+      return await client.transport.request<string>('eth_call', [{ to, data }, 'latest']);
+    } catch (error) {
+      throw unavailable(`network ${network.id}: eth_call failed: ${(error as Error).message}`, error);
+    }
+  }
+
+  /** Whether the router already executed an order of `signer` with `nonce` (D14: checked before use). */
+  async nonceUsed(network: NetworkConfig, router: string, signer: string, nonce: bigint): Promise<boolean> {
+    const data = await this.call(
+      network,
+      router,
+      ROUTER_VIEWS.encodeFunctionData('nonceUsed', [signer, nonce]),
+    );
+    return ROUTER_VIEWS.decodeFunctionResult('nonceUsed', data)[0] as boolean;
+  }
+
+  /** The timestamp of an EVM block (chain seconds), or undefined when the node has no such block. */
+  async blockTimestamp(network: NetworkConfig, block: number): Promise<number | undefined> {
+    const header = await this.clients.evm(network).getBlockHeader(block);
+    return header?.timestamp;
   }
 
   /** The payout wallet's token balance and the router's allowance, read now (base units). */

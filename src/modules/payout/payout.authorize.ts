@@ -1,0 +1,102 @@
+import { getAddress } from 'ethers';
+import { normalizeSignatureV, recoverTypedDataSigner } from '../../chains/payout-typed-data.ts';
+import type { EntityManager } from '../../db/orm.ts';
+import { AppError, unavailable, validation } from '../../errors.ts';
+import { requestRelay } from '../../relay/request.ts';
+import type { Payout } from './payout.entity.ts';
+import { executeCalldata, orderTypedData } from './payout.order.ts';
+import type { AuthorizePayoutRequest } from './payout.schemas.ts';
+import type { PayoutService } from './payout.service.ts';
+import { payoutSnapshot, transitionPayouts } from './payout.transition.ts';
+
+/** Attempts when another request changes the payout between reading and writing it. */
+const ATTEMPTS = 3;
+
+/**
+ * Authorizes a payout (section 4.12, D7, D11, D14). The signature is checked against the payout
+ * wallet the order names, which must still be the merchant's configured payout wallet — never
+ * against anything in the request; `v` 0/1 and a high `s` are normalised, so what is stored is what
+ * the router accepts. The payout moves to `authorized` in the same transaction that queues its relay.
+ * A payout already authorized or beyond answers unchanged to a valid signature (the first one is
+ * relayed); a pending one past its deadline is settled `failed`/`expired` and answered with 410.
+ */
+export async function authorizePayout(
+  service: PayoutService,
+  em: EntityManager,
+  merchantId: string,
+  input: AuthorizePayoutRequest,
+): Promise<Payout> {
+  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+    const payout = await service.get(em.fork(), merchantId, input.payout);
+    const signature = await checkSignature(service, em, payout, input.signature);
+    if (payout.status !== 'pending') return payout;
+    const now = service.clock();
+    const snapshot = payoutSnapshot(payout);
+    if (Math.floor(now.getTime() / 1000) > payout.deadline) {
+      await em.transactional((tx) =>
+        transitionPayouts(tx, [
+          {
+            kind: 'failed',
+            payout: snapshot,
+            set: { status: 'failed', failureReason: 'expired', settledAt: now },
+          },
+        ]),
+      );
+      throw new AppError(
+        'expired',
+        'the payout’s 30-minute deadline passed before it was authorized; create a new payout under a new external_id',
+      );
+    }
+    const applied = await em.transactional(async (tx) => {
+      const done = await transitionPayouts(tx, [
+        { kind: 'authorized', payout: snapshot, set: { status: 'authorized', signature, authorizedAt: now } },
+      ]);
+      if (done.has(payout.id)) {
+        await requestRelay(tx, {
+          kind: 'payout',
+          subjectId: payout.id,
+          network: payout.network,
+          to: payout.router,
+          data: executeCalldata(payout, signature),
+          deadline: payout.deadline,
+        });
+      }
+      return done.has(payout.id);
+    });
+    if (applied) return service.get(em.fork(), merchantId, payout.id);
+  }
+  throw unavailable('the payout is changing too fast; retry shortly');
+}
+
+/** The normalised signature when it recovers to the payout wallet; 400 when malformed, 403 when not. */
+async function checkSignature(
+  service: PayoutService,
+  em: EntityManager,
+  payout: Payout,
+  given: string,
+): Promise<string> {
+  const hex = given.startsWith('0x') ? given : `0x${given}`;
+  let signer: string;
+  let signature: string;
+  try {
+    signature = normalizeSignatureV(hex);
+    signer = recoverTypedDataSigner(orderTypedData(payout), signature);
+  } catch (error) {
+    throw validation(`signature: not a valid 65-byte signature (${(error as Error).message})`);
+  }
+  const network = service.chains.network(payout.network);
+  const { walletHex } = await service.chains.wallet(em, payout.merchant.id, network);
+  if (getAddress(signer) !== getAddress(payout.payer)) {
+    throw new AppError(
+      'forbidden',
+      `signature: recovers to ${signer}, not to the payout wallet of this payout`,
+    );
+  }
+  if (getAddress(walletHex) !== getAddress(payout.payer)) {
+    throw new AppError(
+      'forbidden',
+      'the payout wallet of this network changed since the payout was created; create a new payout',
+    );
+  }
+  return signature;
+}

@@ -1,0 +1,49 @@
+import type { NetworkConfig } from '../../chains/networks.ts';
+import type { Consumer } from '../../followers/types.ts';
+import type { Logger } from '../../lib/logger.ts';
+import type { PayoutChains } from './payout.chain.ts';
+import { expirePayouts } from './payout.expire.ts';
+import { PAYOUT_EXECUTED_TOPIC } from './payout.order.ts';
+import { completeDue, forgetExecutions, recordExecutions } from './payout.settle.ts';
+
+/**
+ * The relay confirmer: single payouts as a consumer of a network's chain follower. The router's
+ * `PayoutExecuted` logs mark orders executed, executions complete at their depth with
+ * `payout.completed`, a reorganisation sends them back to waiting, and after each tick payouts that
+ * can no longer be paid settle `failed` (payout.expire.ts).
+ */
+
+export const PAYOUTS_STREAM = 'payouts';
+/** Blocks read behind the head when the stream has no cursor yet. */
+export const INITIAL_LOOKBACK_BLOCKS = 10_000;
+
+export interface PayoutConsumerDeps {
+  chains: PayoutChains;
+  logger: Logger;
+  /** First block when the stream has no cursor; default INITIAL_LOOKBACK_BLOCKS behind the head. */
+  startBlock?: number;
+  now?: () => Date;
+}
+
+export function payoutConsumer(deps: PayoutConsumerDeps, network: NetworkConfig, router: string): Consumer {
+  const log = deps.logger.child({ consumer: PAYOUTS_STREAM, network: network.id });
+  return {
+    stream: PAYOUTS_STREAM,
+    filter: { address: router, topics: [PAYOUT_EXECUTED_TOPIC] },
+    startBlock: (head) => deps.startBlock ?? Math.max(0, head.number - INITIAL_LOOKBACK_BLOCKS),
+    async handle(tx, event) {
+      switch (event.type) {
+        case 'block':
+          await recordExecutions(tx, network, router, event.logs, log);
+          await completeDue(tx, network, event.head);
+          return;
+        case 'reorg':
+          await forgetExecutions(tx, network, event.ancestor.number, log);
+          return;
+        case 'finalize':
+          return;
+      }
+    },
+    afterTick: (ctx) => expirePayouts({ ...deps, logger: log }, network, ctx),
+  };
+}

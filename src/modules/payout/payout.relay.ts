@@ -1,0 +1,64 @@
+import type { EntityManager } from '../../db/orm.ts';
+import type { Logger } from '../../lib/logger.ts';
+import type { RelayRequest } from '../../relay/relay.entity.ts';
+import type { RelayHandler } from '../../relay/types.ts';
+import type { PayoutChains } from './payout.chain.ts';
+import { Payout } from './payout.entity.ts';
+import { noteOf, RETRYABLE, revertReason } from './payout.revert.ts';
+import { payoutSnapshot, transitionPayouts } from './payout.transition.ts';
+
+/**
+ * Single payouts as the transaction submitter sees them (src/relay/types.ts). The submitter gets the
+ * call on chain; this says whether it is still wanted (never a second execution: the router's
+ * `nonceUsed` is read before every send) and records what happened on the payout. A payout is never
+ * failed from here: what cannot be relayed is noted, and the chain follower settles it `failed` once
+ * its deadline is final on chain with the order unexecuted (payout.settle.ts).
+ */
+export function payoutRelayHandler(deps: {
+  chains: PayoutChains;
+  fork: () => EntityManager;
+  logger: Logger;
+}): RelayHandler {
+  const load = (em: EntityManager, request: RelayRequest) => em.findOne(Payout, { id: request.subjectId });
+
+  return {
+    async check(request) {
+      const payout = await load(deps.fork(), request);
+      if (!payout || payout.status === 'completed' || payout.status === 'failed') return 'done';
+      if (payout.executedBlock != null) return 'done';
+      const network = deps.chains.network(payout.network);
+      const used = await deps.chains.nonceUsed(network, payout.router, payout.payer, BigInt(payout.nonce));
+      return used ? 'done' : 'send';
+    },
+
+    async onRevert(request, revert) {
+      const reason = revertReason(revert.data, revert.message);
+      deps.logger.info('payout relay reverts', {
+        payout: request.subjectId,
+        reason,
+        mined: revert.mined,
+        message: revert.message.slice(0, 300),
+      });
+      return RETRYABLE.has(reason)
+        ? { action: 'retry', reason: noteOf(reason, revert.message) }
+        : { action: 'abandon', reason: noteOf(reason, revert.message) };
+    },
+
+    async onBroadcast(tx, request, txHash) {
+      const payout = await load(tx, request);
+      if (!payout || payout.executedBlock != null || payout.txHash === txHash) return;
+      if (payout.status !== 'authorized' && payout.status !== 'submitted') return;
+      await transitionPayouts(tx, [
+        { kind: 'submitted', payout: payoutSnapshot(payout), set: { status: 'submitted', txHash } },
+      ]);
+    },
+
+    async onAbandon(tx, request, reason) {
+      const payout = await load(tx, request);
+      if (!payout || (payout.status !== 'authorized' && payout.status !== 'submitted')) return;
+      await transitionPayouts(tx, [
+        { kind: 'noted', payout: payoutSnapshot(payout), set: { relayNote: reason } },
+      ]);
+    },
+  };
+}

@@ -1,0 +1,154 @@
+import { AbiCoder, getAddress } from 'ethers';
+import type { EvmLog } from '../../chains/evm/index.ts';
+import { confirmationsFor, type NetworkConfig } from '../../chains/networks.ts';
+import type { BlockHeader } from '../../chains/types.ts';
+import type { EntityManager } from '../../db/orm.ts';
+import type { Logger } from '../../lib/logger.ts';
+import { Payout } from './payout.entity.ts';
+import { type PayoutChange, payoutSnapshot, transitionPayouts } from './payout.transition.ts';
+
+/**
+ * Settling single payouts from the chain, inside the follower's transactions: the router's
+ * `PayoutExecuted` marks the order executed (whichever transaction did it), the execution completes
+ * at the network's depth, and a reorganisation that takes its block away makes it wait again.
+ */
+
+const coder = AbiCoder.defaultAbiCoder();
+
+/** One `PayoutExecuted(merchant indexed, nonce indexed, recipient indexed, token, amount)` log. */
+interface Execution {
+  payer: string;
+  nonce: string;
+  recipient: string;
+  token: string;
+  amount: string;
+  log: EvmLog;
+}
+
+function decode(log: EvmLog): Execution | undefined {
+  if (log.topics.length !== 4) return undefined;
+  try {
+    const [token, amount] = coder.decode(['address', 'uint256'], log.data);
+    return {
+      payer: getAddress(`0x${log.topics[1]!.slice(26)}`),
+      nonce: BigInt(log.topics[2]!).toString(),
+      recipient: getAddress(`0x${log.topics[3]!.slice(26)}`),
+      token: getAddress(token as string),
+      amount: (amount as bigint).toString(),
+      log,
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Records executions of our orders. An execution that does not match the order with its nonce (the
+ * payout wallet signed another order with the same nonce outside the service) means ours can never
+ * execute: that payout fails `nonce_used`.
+ */
+export async function recordExecutions(
+  tx: EntityManager,
+  network: NetworkConfig,
+  router: string,
+  logs: readonly EvmLog[],
+  logger: Logger,
+): Promise<void> {
+  const executions = logs.flatMap((log) => decode(log) ?? []);
+  if (executions.length === 0) return;
+  const payouts = await tx.find(Payout, {
+    network: network.id,
+    router: getAddress(router),
+    batchIndex: null,
+    $or: executions.map((e) => ({ payer: e.payer, nonce: e.nonce })),
+  });
+  const changes: PayoutChange[] = [];
+  for (const payout of payouts) {
+    const e = executions.find((x) => x.payer === payout.payer && x.nonce === payout.nonce)!;
+    const matches =
+      e.recipient === getAddress(payout.recipientHex) &&
+      e.token === getAddress(payout.tokenAddress) &&
+      e.amount === payout.amountRaw;
+    if (payout.status === 'completed' || payout.status === 'failed') {
+      if (payout.executedBlockHash !== e.log.blockHash)
+        logger.warn('router executed a settled payout’s nonce', {
+          payout: payout.id,
+          tx: e.log.transactionHash,
+        });
+      continue;
+    }
+    if (!matches) {
+      logger.error('the router executed another order under a payout’s nonce', {
+        payout: payout.id,
+        tx: e.log.transactionHash,
+      });
+      changes.push({
+        kind: 'failed',
+        payout: payoutSnapshot(payout),
+        set: { status: 'failed', failureReason: 'nonce_used', settledAt: new Date() },
+      });
+      continue;
+    }
+    if (payout.executedBlockHash === e.log.blockHash) continue;
+    changes.push({
+      kind: 'executed',
+      payout: payoutSnapshot(payout),
+      set: {
+        status: 'submitted',
+        txHash: e.log.transactionHash.toLowerCase(),
+        executedBlock: e.log.blockNumber,
+        executedBlockHash: e.log.blockHash,
+      },
+    });
+  }
+  await transitionPayouts(tx, changes);
+}
+
+/** Blocks an execution of `amount` waits for: the amount tiers (D14); on `tron` the solidified block. */
+export const depthFor = (network: NetworkConfig, amount: string): number =>
+  network.kind === 'tron' ? 1 : Math.max(1, confirmationsFor(network, amount));
+
+/** Completes executed payouts that reached their depth at `head`. */
+export async function completeDue(
+  tx: EntityManager,
+  network: NetworkConfig,
+  head: BlockHeader,
+): Promise<void> {
+  const executed = await tx.find(Payout, {
+    network: network.id,
+    status: 'submitted',
+    executedBlock: { $ne: null, $lte: head.number },
+  });
+  const now = new Date();
+  await transitionPayouts(
+    tx,
+    executed
+      .filter((p) => head.number - Number(p.executedBlock) + 1 >= depthFor(network, p.amount))
+      .map((p) => ({
+        kind: 'completed' as const,
+        payout: payoutSnapshot(p),
+        set: { status: 'completed' as const, settledAt: now },
+      })),
+  );
+}
+
+/** Executions in blocks above `ancestor` left the chain: those payouts wait for an execution again. */
+export async function forgetExecutions(
+  tx: EntityManager,
+  network: NetworkConfig,
+  ancestor: number,
+  logger: Logger,
+): Promise<void> {
+  const lost = await tx.find(Payout, { network: network.id, executedBlock: { $gt: ancestor } });
+  const open = lost.filter((p) => p.status === 'submitted');
+  for (const p of lost.filter((x) => x.status === 'completed'))
+    logger.error('a completed payout’s execution left the chain', { payout: p.id, block: p.executedBlock });
+  await transitionPayouts(
+    tx,
+    open.map((p) => ({
+      kind: 'unexecuted' as const,
+      payout: payoutSnapshot(p),
+      set: { executedBlock: null, executedBlockHash: null },
+    })),
+  );
+}

@@ -1,0 +1,286 @@
+import { getAddress, Signature, Wallet } from 'ethers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { typedDataDigest } from '../../src/chains/payout-typed-data.ts';
+import { type Body, type PayoutFixture, payoutFixture, signOrder } from './support.ts';
+
+/** Sections 4.11-4.13 over REST: every error, idempotency, signatures. The relay is relay.test.ts's. */
+
+let f: PayoutFixture;
+let recipient: string;
+
+beforeAll(async () => {
+  f = await payoutFixture();
+  recipient = Wallet.createRandom().address;
+});
+afterAll(() => f?.close());
+
+const create = (body: Record<string, unknown>) =>
+  f.call('/v1/payouts', { network: 'eth', token: 'USDT', amount: '10', recipient, ...body });
+
+describe('create (4.11)', () => {
+  it('refuses a payout the router may not pull, with D4 details naming whom to approve', async () => {
+    const { status, body } = await create({ amount: '12.5' });
+    expect(status).toBe(400);
+    expect(body.error.code).toBe('insufficient_allowance');
+    expect(body.error.details).toEqual({
+      required: '12.5',
+      available: '0',
+      token: 'USDT',
+      owner: getAddress(f.payer.address),
+      spender: getAddress(f.contracts.payoutRouter),
+    });
+  });
+
+  it('refuses more than the wallet holds once approved', async () => {
+    await f.approve('USDT');
+    const { status, body } = await create({ amount: '1000.000001' });
+    expect(status).toBe(400);
+    expect(body.error.code).toBe('insufficient_funds');
+    expect(body.error.details).toEqual({
+      required: '1000.000001',
+      available: '1000',
+      token: 'USDT',
+      owner: getAddress(f.payer.address),
+    });
+  });
+
+  it('returns typed_data exactly per section 2.4 and D7, signable by the payout wallet', async () => {
+    const { status, body } = await create({ amount: '125.50', external_id: 'po-shape' });
+    expect(status).toBe(200);
+    expect(body).toMatchObject({
+      status: 'pending',
+      network: 'eth',
+      token: 'USDT',
+      amount: '125.5',
+      external_id: 'po-shape',
+    });
+    expect(body.payout).toMatch(/^po_/);
+    expect(body.recipient).toBe(getAddress(recipient));
+    expect(body.tx_hash).toBeUndefined();
+    const td = body.typed_data;
+    expect(td.primaryType).toBe('PayoutOrder');
+    expect(td.types.EIP712Domain.map((x: Body) => x.name)).toEqual([
+      'name',
+      'version',
+      'chainId',
+      'verifyingContract',
+    ]);
+    expect(td.types.PayoutOrder).toEqual([
+      { name: 'token', type: 'address' },
+      { name: 'merchant', type: 'address' },
+      { name: 'recipient', type: 'address' },
+      { name: 'amount', type: 'uint256' },
+      { name: 'nonce', type: 'uint256' },
+      { name: 'deadline', type: 'uint256' },
+    ]);
+    expect(td.domain).toEqual({
+      name: 'PayoutRouter',
+      version: '1',
+      chainId: f.networks.networks[0]!.chainId,
+      verifyingContract: getAddress(f.contracts.payoutRouter),
+    });
+    expect(td.message).toMatchObject({
+      token: getAddress(f.contracts.tokens.USDT!.address),
+      merchant: getAddress(f.payer.address),
+      recipient: getAddress(recipient),
+      amount: '125500000',
+    });
+    expect(typeof td.domain.chainId).toBe('number');
+    expect(td.message.nonce).toMatch(/^[0-9]+$/);
+    const now = Math.floor(Date.now() / 1000);
+    expect(Number(td.message.deadline)).toBeGreaterThan(now + 29 * 60);
+    expect(Number(td.message.deadline)).toBeLessThanOrEqual(now + 30 * 60 + 5);
+    expect(body.deadline).toBe(Number(td.message.deadline));
+    // The router's own digest of the order is what the wallet signs.
+    const router = (await import('../../src/chains/contracts.ts')).contractAt(
+      'PayoutRouter',
+      f.contracts.payoutRouter,
+      f.provider,
+    );
+    const onChain = await router.getFunction('hashOrder')([
+      td.message.token,
+      td.message.merchant,
+      td.message.recipient,
+      td.message.amount,
+      td.message.nonce,
+      td.message.deadline,
+    ]);
+    expect(onChain).toBe(typedDataDigest(td));
+  });
+
+  it('gives every payout its own router nonce', async () => {
+    const bodies = await Promise.all(Array.from({ length: 8 }, () => create({ amount: '1' })));
+    const nonces = bodies.map((r) => r.body.typed_data.message.nonce);
+    expect(new Set(nonces).size).toBe(8);
+  });
+
+  it('is idempotent on external_id: same parameters → same payout and order; different → 409', async () => {
+    const first = await create({ external_id: 'po-idem', amount: '3' });
+    const again = await create({ external_id: 'po-idem', amount: '3.000' });
+    expect(again.status).toBe(200);
+    expect(again.body.payout).toBe(first.body.payout);
+    expect(again.body.typed_data).toEqual(first.body.typed_data);
+    const other = await create({ external_id: 'po-idem', amount: '4' });
+    expect(other.status).toBe(409);
+    expect(other.body.error.code).toBe('conflict');
+    const otherRecipient = await create({
+      external_id: 'po-idem',
+      amount: '3',
+      recipient: Wallet.createRandom().address,
+    });
+    expect(otherRecipient.status).toBe(409);
+  });
+
+  it('lets exactly one of concurrent identical creates through', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => create({ external_id: 'po-race', amount: '2' })),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(10).fill(200));
+    expect(new Set(results.map((r) => r.body.payout)).size).toBe(1);
+    expect(new Set(results.map((r) => r.body.typed_data.message.nonce)).size).toBe(1);
+    const rows = await f.t.app
+      .fork()
+      .execute<{ n: number }[]>(`select count(*)::int as n from payouts where external_id = 'po-race'`);
+    expect(rows[0]?.n).toBe(1);
+  });
+
+  it.each([
+    [{ recipient: undefined }, 'validation', /recipient/],
+    [{ amount: undefined }, 'validation', /amount/],
+    [{ amount: '0' }, 'validation', /amount/],
+    [{ amount: '-1' }, 'validation', /amount/],
+    [{ amount: '1.1234567' }, 'validation', /fractional digits/],
+    [{ amount: 12 }, 'validation', /amount/],
+    [{ recipient: '0x1234' }, 'validation', /recipient/],
+    [{ recipient: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8' }, 'validation', /recipient/],
+    [{ recipient: '0xAbCdEf0000000000000000000000000000000000' }, 'validation', /checksum/],
+    [{ external_id: 'has space' }, 'validation', /external_id/],
+    [{ callback_url: 'ftp://x' }, 'validation', /callback_url/],
+    [{ network: 'nope' }, 'unsupported', /network/],
+    [{ token: 'XYZ' }, 'unsupported', /token/],
+    [{ token: 'ETH' }, 'unsupported', /native coin/],
+    [{ network: 'bare' }, 'unsupported', /payout router/],
+  ])('refuses %j with %s', async (patch, code, message) => {
+    const { status, body } = await create(patch);
+    expect(status).toBe(400);
+    expect(body.error.code).toBe(code);
+    expect(body.error.message).toMatch(message);
+  });
+
+  it('refuses a network where the merchant has no payout wallet', async () => {
+    const other = await f.t.merchant('Walletless');
+    const res = await f.t.signed(other, 'POST', '/v1/payouts', {
+      network: 'eth',
+      token: 'USDT',
+      amount: '1',
+      recipient,
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as Body).error.code).toBe('unsupported');
+  });
+
+  it('needs a signed request', async () => {
+    const res = await fetch(`${f.t.http.url}/v1/payouts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(res.status).toBe(401);
+  });
+});
+
+describe('authorize (4.12) and status (4.13)', () => {
+  it('refuses a malformed signature (400), another key (403), then takes the payout wallet’s', async () => {
+    const { body: created } = await create({ amount: '5' });
+    const payout = created.payout;
+    for (const signature of ['0x12', `0x${'zz'.repeat(65)}`, `0x${'00'.repeat(65)}`]) {
+      const bad = await f.call('/v1/payouts/authorize', { payout, signature });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.code).toBe('validation');
+    }
+    const missing = await f.call('/v1/payouts/authorize', { payout });
+    expect(missing.status).toBe(400);
+    const stranger = await signOrder(Wallet.createRandom(), created.typed_data);
+    const wrong = await f.call('/v1/payouts/authorize', { payout, signature: stranger });
+    expect(wrong.status).toBe(403);
+    expect(wrong.body.error.code).toBe('forbidden');
+    expect((await f.call('/v1/payouts/status', { payout })).body.status).toBe('pending');
+
+    const signature = await signOrder(f.payer, created.typed_data);
+    const ok = await f.call('/v1/payouts/authorize', { payout, signature });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ payout, status: 'authorized', amount: '5' });
+    expect(ok.body.typed_data).toBeUndefined();
+    // The relay is queued in the same transaction.
+    const [relay] = await f.t.app
+      .fork()
+      .execute(`select kind, status, "to" from relay_requests where subject_id = ?`, [payout]);
+    expect(relay).toMatchObject({
+      kind: 'payout',
+      status: 'queued',
+      to: getAddress(f.contracts.payoutRouter),
+    });
+
+    // Again, with a valid signature: unchanged; with another key: still 403.
+    const again = await f.call('/v1/payouts/authorize', { payout, signature });
+    expect(again.status).toBe(200);
+    expect(again.body.status).toBe('authorized');
+    expect((await f.call('/v1/payouts/authorize', { payout, signature: stranger })).status).toBe(403);
+    const [count] = await f.t.app
+      .fork()
+      .execute<{ n: number }[]>(`select count(*)::int as n from relay_requests where subject_id = ?`, [
+        payout,
+      ]);
+    expect(count?.n).toBe(1);
+  });
+
+  it('normalises v 0/1 to 27/28 (D7)', async () => {
+    const { body: created } = await create({ amount: '1' });
+    const sig = Signature.from(await signOrder(f.payer, created.typed_data));
+    const v01 = `${sig.r}${sig.s.slice(2)}${(sig.v - 27).toString(16).padStart(2, '0')}`;
+    const ok = await f.call('/v1/payouts/authorize', { payout: created.payout, signature: v01 });
+    expect(ok.status).toBe(200);
+    const [row] = await f.t.app
+      .fork()
+      .execute<{ signature: string }[]>(`select signature from payouts where id = ?`, [created.payout]);
+    expect(row!.signature.slice(-2)).toBe(sig.v.toString(16));
+  });
+
+  it('answers 410 past the deadline and settles the payout failed/expired with its webhook row', async () => {
+    const { body: created } = await create({ amount: '1', external_id: 'po-late' });
+    await f.t.app
+      .fork()
+      .execute(`update payouts set deadline = deadline - 3600 where id = ?`, [created.payout]);
+    const token = await f.t.operatorToken();
+    const { data } = await f.t.graphql(token, `query ($id: ID!) { payout(id: $id) { typedData } }`, {
+      id: created.payout,
+    });
+    const signature = await signOrder(f.payer, data.payout.typedData);
+    const late = await f.call('/v1/payouts/authorize', { payout: created.payout, signature });
+    expect(late.status).toBe(410);
+    expect(late.body.error.code).toBe('expired');
+    const status = await f.call('/v1/payouts/status', { payout: created.payout });
+    expect(status.body).toMatchObject({
+      status: 'failed',
+      failure_reason: 'expired',
+      external_id: 'po-late',
+    });
+    const events = await f.t.app
+      .fork()
+      .execute(`select event, body from webhook_events where subject_id = ?`, [created.payout]);
+    expect(events.map((e: Body) => e.event)).toEqual(['payout.failed']);
+  });
+
+  it('hides another merchant’s payout and unknown ids (404)', async () => {
+    const { body: created } = await create({ amount: '1' });
+    const other = await f.t.merchant('Other');
+    const res = await f.t.signed(other, 'POST', '/v1/payouts/status', { payout: created.payout });
+    expect(res.status).toBe(404);
+    expect((await f.call('/v1/payouts/status', { payout: 'po_missing' })).status).toBe(404);
+    const sig = await signOrder(f.payer, created.typed_data);
+    expect(
+      (await f.t.signed(other, 'POST', '/v1/payouts/authorize', { payout: created.payout, signature: sig }))
+        .status,
+    ).toBe(404);
+  });
+});
