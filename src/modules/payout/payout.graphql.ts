@@ -11,7 +11,7 @@ import { payoutChanged } from './payout.transition.ts';
 /** Single payouts: the merchant operations (REST, or operators naming a merchant), listings and live changes. */
 
 export const PayoutRef = builder.objectRef<Payout>('Payout').implement({
-  description: 'A payout (section 2.4): one signed order relayed to a payout router.',
+  description: 'A payout: one signed order relayed to a payout router.',
   fields: (t) => ({
     id: t.exposeID('id'),
     merchantId: t.id({ resolve: (p) => p.merchant.id }),
@@ -19,7 +19,11 @@ export const PayoutRef = builder.objectRef<Payout>('Payout').implement({
     batchId: t.exposeString('batchId', { nullable: true }),
     batchIndex: t.exposeInt('batchIndex', { nullable: true }),
     status: t.exposeString('status', { description: 'pending, authorized, submitted, completed, failed.' }),
-    failureReason: t.exposeString('failureReason', { nullable: true, description: 'D14.' }),
+    failureReason: t.exposeString('failureReason', {
+      nullable: true,
+      description:
+        'Why a failed payout failed: expired, invalid_signature, nonce_used, insufficient_allowance, insufficient_funds, transfer_failed or reverted.',
+    }),
     network: t.exposeString('network'),
     token: t.exposeString('token'),
     tokenAddress: t.exposeString('tokenAddress'),
@@ -47,7 +51,7 @@ export const PayoutRef = builder.objectRef<Payout>('Payout').implement({
     }),
     typedData: t.field({
       type: 'JSON',
-      description: 'The EIP-712 order (section 2.4), exactly as returned on create.',
+      description: 'The EIP-712 order, exactly as returned on create.',
       resolve: (p) => orderTypedData(p),
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
@@ -143,7 +147,7 @@ builder.mutationFields((t) => ({
   payoutCreate: t.field({
     type: PayoutRef,
     description:
-      'Creates a payout order to sign (section 4.11); the same external_id with the same parameters returns the same payout and order.',
+      'Creates a payout order to sign; the same external_id with the same parameters returns the same payout and order.',
     args: { merchantId: t.arg.id(MERCHANT_ARG), input: t.arg({ type: CreateInput, required: true }) },
     resolve: async (_, { merchantId, input }, ctx) =>
       (await ctx.services.payouts.create(ctx.em, merchantScope(ctx, merchantId && String(merchantId)), input))
@@ -151,8 +155,7 @@ builder.mutationFields((t) => ({
   }),
   payoutAuthorize: t.field({
     type: PayoutRef,
-    description:
-      'Authorizes a payout with the payout wallet’s EIP-712 signature and queues its relay (section 4.12).',
+    description: 'Authorizes a payout with the payout wallet’s EIP-712 signature and queues its relay.',
     args: { merchantId: t.arg.id(MERCHANT_ARG), input: t.arg({ type: AuthorizeInput, required: true }) },
     resolve: (_, { merchantId, input }, ctx) =>
       authorizePayout(

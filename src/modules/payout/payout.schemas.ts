@@ -87,7 +87,10 @@ export const payoutResponse = z.object({
   amount: z.string(),
   recipient: z.string(),
   tx_hash: z.string().optional().describe('Relay transaction; present once submitted.'),
-  failure_reason: z.enum(FAILURE_REASONS).optional().describe('Why a failed payout failed (D14).'),
+  failure_reason: z
+    .enum(FAILURE_REASONS)
+    .optional()
+    .describe('Why a failed payout failed; merchants can branch on it.'),
   deadline: z.number().int().describe('Unix seconds: the order is signable and relayable until then.'),
   typed_data: payoutTypedData.optional().describe('Present only on create: sign it exactly as returned.'),
 });
