@@ -153,6 +153,17 @@ export class PayoutChains {
     return ROUTER_VIEWS.decodeFunctionResult('nonceUsed', data)[0] as boolean;
   }
 
+  /**
+   * Now in the chain's own clock where it runs ahead of the wall clock (a test chain whose time was
+   * moved): an order's deadline counts from the later of the two, so it is never born expired.
+   */
+  async chainNow(network: NetworkConfig, wallNow: Date): Promise<number> {
+    const wall = Math.floor(wallNow.getTime() / 1000);
+    if (network.kind === 'tron') return wall;
+    const head = await this.clients.evm(network).getBlockHeader('latest');
+    return Math.max(wall, head?.timestamp ?? 0);
+  }
+
   /** The timestamp of an EVM block (chain seconds), or undefined when the node has no such block. */
   async blockTimestamp(network: NetworkConfig, block: number): Promise<number | undefined> {
     const header = await this.clients.evm(network).getBlockHeader(block);

@@ -74,6 +74,7 @@ export class PayoutService {
     await this.chains.requireFunds(target, amountRaw);
     const nonce = await allocateNonce(em, this.chains, target);
     const now = this.clock();
+    const start = await this.chains.chainNow(target.network, now);
     const row = {
       id: newId('payout'),
       merchant: merchantId,
@@ -86,7 +87,7 @@ export class PayoutService {
       router: target.router,
       chainId: target.network.chainId,
       nonce: nonce.toString(),
-      deadline: Math.floor(now.getTime() / 1000) + ORDER_TTL_SECONDS,
+      deadline: start + ORDER_TTL_SECONDS,
       status: 'pending' as const,
       version: 0,
       createdAt: now,
