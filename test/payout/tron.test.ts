@@ -1,0 +1,165 @@
+import { MaxUint256, Wallet } from 'ethers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contractAt } from '../../src/chains/contracts.ts';
+import { networkFileSchema } from '../../src/chains/networks.ts';
+import { evmToTron } from '../../src/chains/tron/address.ts';
+import {
+  DEFAULT_DEV_TOKENS,
+  type DevContracts,
+  deployDevContracts,
+  fundPlayers,
+} from '../../src/devstack/deploy.ts';
+import { TRON_CHAIN_ID } from '../../src/devstack/tron-facade/index.ts';
+import { createFollower } from '../../src/followers/follower.ts';
+import { tronSource } from '../../src/followers/tron-source.ts';
+import { payoutConsumer } from '../../src/modules/payout/payout.consumer.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
+import { fundedWallet, mine, TEST_SOLIDIFIED_LAG, type TronTestChain, tronChain } from '../tron/support.ts';
+import { type Body, signOrder } from './support.ts';
+
+/** Single payouts on `tron` through the Tron facade: the Tron payout wallet, T… addresses, solidified completion. */
+
+let chain: TronTestChain;
+let t: TestApp;
+let contracts: DevContracts;
+let payer: Wallet;
+let merchant: { id: string; keyId: string; secret: string };
+let follower: { tick(): Promise<unknown> };
+
+beforeAll(async () => {
+  chain = await tronChain();
+  const deployer = await fundedWallet(chain.provider);
+  contracts = await deployDevContracts(deployer, {
+    tokens: [...DEFAULT_DEV_TOKENS],
+    feeWallet: deployer.address,
+  });
+  payer = await fundedWallet(chain.provider);
+  await fundPlayers(deployer, contracts.tokens, [payer.address], '500');
+  const startBlock = await chain.provider.getBlockNumber();
+  const networks = networkFileSchema.parse({
+    networks: [
+      {
+        id: 'tron',
+        kind: 'tron',
+        chainId: TRON_CHAIN_ID,
+        rpcUrls: [chain.facade.url],
+        tokens: Object.values(contracts.tokens).map((x) => ({
+          symbol: x.symbol,
+          address: x.address,
+          decimals: x.decimals,
+        })),
+        contracts: { payoutRouter: contracts.payoutRouter, batchPayoutRouter: contracts.batchPayoutRouter },
+      },
+    ],
+  });
+  t = await startTestApp({ networks });
+  merchant = await t.merchant('Tron payouts');
+  await t.app.services.merchants.update(t.app.fork(), merchant.id, {
+    tronPayoutWallet: evmToTron(payer.address),
+    webhookUrl: 'http://127.0.0.1:9/hooks',
+  });
+  const network = t.app.services.payoutChains.network('tron');
+  const f = createFollower({
+    network,
+    source: tronSource(t.app.services.chainClients.tronHttp(network)),
+    consumers: [
+      payoutConsumer(
+        { chains: t.app.services.payoutChains, logger: t.app.logger, startBlock },
+        network,
+        contracts.payoutRouter,
+      ),
+    ],
+    fork: () => t.app.fork(),
+    fence: async () => {},
+    logger: t.app.logger,
+  });
+  follower = { tick: () => f.tick() };
+});
+afterAll(() => t?.close());
+
+const call = async (path: string, body: unknown) => {
+  const res = await t.signed(merchant, 'POST', path, body);
+  return { status: res.status, body: (await res.json()) as Body };
+};
+
+describe('payouts on tron', () => {
+  it('refuses until the router is approved, naming the Tron spender and owner', async () => {
+    const recipient = evmToTron(Wallet.createRandom().address);
+    const { status, body } = await call('/v1/payouts', {
+      network: 'tron',
+      token: 'USDT',
+      amount: '1',
+      recipient,
+    });
+    expect(status).toBe(400);
+    expect(body.error.code).toBe('insufficient_allowance');
+    expect(body.error.details).toMatchObject({
+      owner: evmToTron(payer.address),
+      spender: evmToTron(contracts.payoutRouter),
+      token: 'USDT',
+    });
+  });
+
+  it('pays a T… recipient from the Tron payout wallet, completing on the solidified block', async () => {
+    const token = contractAt('TestToken', contracts.tokens.USDT!.address, payer);
+    await (await token.getFunction('approve')(contracts.payoutRouter, MaxUint256)).wait();
+    const recipientWallet = Wallet.createRandom();
+    const recipient = evmToTron(recipientWallet.address);
+    const bad = await call('/v1/payouts', {
+      network: 'tron',
+      token: 'USDT',
+      amount: '1',
+      recipient: recipientWallet.address,
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toMatch(/Tron address/);
+
+    const { status, body } = await call('/v1/payouts', {
+      network: 'tron',
+      token: 'USDT',
+      amount: '7.5',
+      recipient,
+    });
+    expect(status).toBe(200);
+    expect(body.recipient).toBe(recipient);
+    expect(body.typed_data.domain).toMatchObject({
+      chainId: TRON_CHAIN_ID,
+      verifyingContract: contracts.payoutRouter,
+    });
+    // Every address of the typed data is the 20-byte 0x form (D7).
+    expect(body.typed_data.message).toMatchObject({
+      merchant: payer.address,
+      recipient: recipientWallet.address,
+      token: contracts.tokens.USDT!.address,
+      amount: '7500000',
+    });
+    const stranger = await signOrder(Wallet.createRandom(), body.typed_data);
+    expect((await call('/v1/payouts/authorize', { payout: body.payout, signature: stranger })).status).toBe(
+      403,
+    );
+    const signature = await signOrder(payer, body.typed_data);
+    const auth = await call('/v1/payouts/authorize', { payout: body.payout, signature });
+    expect(auth.body.status).toBe('authorized');
+
+    // Anyone may relay the signed order; the follower settles it from the router's event.
+    const m = body.typed_data.message;
+    const relayer = await fundedWallet(chain.provider);
+    const router = contractAt('PayoutRouter', contracts.payoutRouter, relayer);
+    const tx = await router.getFunction('execute')(
+      [m.token, m.merchant, m.recipient, m.amount, m.nonce, m.deadline],
+      signature,
+    );
+    await tx.wait();
+    await follower.tick();
+    expect((await call('/v1/payouts/status', { payout: body.payout })).body.status).toBe('authorized');
+    await mine(chain.provider, TEST_SOLIDIFIED_LAG + 1);
+    await follower.tick();
+    const done = await call('/v1/payouts/status', { payout: body.payout });
+    expect(done.body).toMatchObject({
+      status: 'completed',
+      tx_hash: (tx.hash as string).toLowerCase(),
+      recipient,
+    });
+    expect(await token.getFunction('balanceOf')(recipientWallet.address)).toBe(7_500_000n);
+  });
+});
