@@ -10,6 +10,8 @@
  *   wallet:set  --merchant ID --network NET --address ADDR
  *   allowlist:set --merchant ID [--ip CIDR ...]      (no --ip clears it: any address allowed)
  *   operator:token --name NAME
+ *   payouts:list [--merchant ID] [--status S] [--network NET] [--batch pb_…] [--first N]
+ *   payout:show --payout ID
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -21,9 +23,11 @@ import { migrate } from './db/migrate.ts';
 import { devSecretsKey, startDevDatabase } from './devstack/database.ts';
 import { isAppError } from './errors.ts';
 import { createLogger } from './lib/logger.ts';
+import type { Payout, PayoutStatus } from './modules/payout/payout.entity.ts';
 
 const USAGE = `usage: npm run cli -- <command> [options]
-commands: merchant:create, merchant:update, key:issue, key:rotate, key:revoke, wallet:set, allowlist:set, operator:token`;
+commands: merchant:create, merchant:update, key:issue, key:rotate, key:revoke, wallet:set, allowlist:set, operator:token,
+          payouts:list, payout:show`;
 
 async function main(argv: string[]) {
   const [command, ...rest] = argv;
@@ -41,6 +45,10 @@ async function main(argv: string[]) {
       network: { type: 'string' },
       address: { type: 'string' },
       ip: { type: 'string', multiple: true },
+      status: { type: 'string' },
+      batch: { type: 'string' },
+      first: { type: 'string' },
+      payout: { type: 'string' },
     },
   });
   const need = (name: keyof typeof values): string => {
@@ -110,6 +118,21 @@ async function main(argv: string[]) {
             return (await m.setAllowlist(em, need('merchant'), values.ip ?? [])).map((a) => a.cidr);
           case 'operator:token':
             return app.services.operators.createToken(em, need('name'));
+          case 'payouts:list': {
+            const page = await app.services.payouts.list(
+              em,
+              {
+                merchantId: values.merchant ?? null,
+                status: (values.status as PayoutStatus | undefined) ?? null,
+                network: values.network ?? null,
+                batchId: values.batch ?? null,
+              },
+              Math.min(500, Math.max(1, Number(values.first ?? 50) || 50)),
+            );
+            return page.nodes.map(payoutSummary);
+          }
+          case 'payout:show':
+            return payoutSummary(await app.services.payouts.get(em, null, need('payout')));
           default:
             throw new ConfigError(USAGE);
         }
@@ -121,6 +144,33 @@ async function main(argv: string[]) {
   } finally {
     await stopDb?.();
   }
+}
+
+/** What the CLI prints of a payout: the row without the signature, amounts as strings. */
+function payoutSummary(p: Payout) {
+  return {
+    id: p.id,
+    merchantId: p.merchant.id,
+    externalId: p.externalId,
+    batchId: p.batchId,
+    batchIndex: p.batchIndex,
+    status: p.status,
+    failureReason: p.failureReason,
+    network: p.network,
+    token: p.token,
+    amount: p.amount,
+    recipient: p.recipient,
+    payer: p.payer,
+    router: p.router,
+    nonce: p.nonce,
+    deadline: p.deadline,
+    txHash: p.txHash,
+    executedBlock: p.executedBlock,
+    relayNote: p.relayNote,
+    createdAt: p.createdAt,
+    authorizedAt: p.authorizedAt,
+    settledAt: p.settledAt,
+  };
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
