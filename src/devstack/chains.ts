@@ -18,6 +18,8 @@ const EVM_CHAINS = [
 const BLOCK_TIME_S = 1;
 /** Whole units of every token each demo player starts with. */
 const PLAYER_FUNDING = '100000';
+/** Whole units of every token the demo merchant's payout wallets start with. */
+const MERCHANT_FUNDING = '100000';
 /** Small dev confirmation tiers, so a demo payment settles in seconds. */
 const DEV_CONFIRMATIONS = [{ below: '1000', blocks: 2 }, { below: '10000', blocks: 4 }, { blocks: 6 }];
 const DEPOSIT_FEE = { USDT: '0.5', USDC: '0.5', DAI: '0.5' } as Record<string, string>;
@@ -119,6 +121,13 @@ async function ensureDeployed(rpcUrl: string, file: string, logger: Logger): Pro
       contracts.tokens,
       DEV_ACCOUNTS.players.map((p) => p.address),
       PLAYER_FUNDING,
+    );
+    // The demo merchant pays out from its payout wallets (EVM: the settlement wallet; tron: its own).
+    await fundPlayers(
+      deployer,
+      contracts.tokens,
+      [DEV_ACCOUNTS.merchant.address, DEV_ACCOUNTS.tronPayout.address],
+      MERCHANT_FUNDING,
     );
     writeFileSync(file, `${JSON.stringify(contracts, null, 2)}\n`);
     logger.info('deployed dev contracts', { rpcUrl, paymentRouter: contracts.paymentRouter });
