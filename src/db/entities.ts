@@ -6,6 +6,7 @@ import {
   MerchantSchema,
   SettlementWalletSchema,
 } from '../modules/merchant/merchant.entity.ts';
+import { PayoutBatchSchema } from '../modules/payout/batch.entity.ts';
 import { PayoutSchema, RouterNonceSchema } from '../modules/payout/payout.entity.ts';
 import { SessionSchema } from '../modules/session/session.entity.ts';
 import {
@@ -34,4 +35,5 @@ export const entities = [
   RelayRequestSchema,
   PayoutSchema,
   RouterNonceSchema,
+  PayoutBatchSchema,
 ];

@@ -1,12 +1,11 @@
-import { getAddress } from 'ethers';
-import { normalizeSignatureV, recoverTypedDataSigner } from '../../chains/payout-typed-data.ts';
 import type { EntityManager } from '../../db/orm.ts';
-import { AppError, unavailable, validation } from '../../errors.ts';
+import { AppError, unavailable } from '../../errors.ts';
 import { requestRelay } from '../../relay/request.ts';
 import type { Payout } from './payout.entity.ts';
 import { executeCalldata, orderTypedData } from './payout.order.ts';
 import type { AuthorizePayoutRequest } from './payout.schemas.ts';
 import type { PayoutService } from './payout.service.ts';
+import { checkOrderSignature } from './payout.signature.ts';
 import { payoutSnapshot, transitionPayouts } from './payout.transition.ts';
 
 /** Attempts when another request changes the payout between reading and writing it. */
@@ -28,7 +27,12 @@ export async function authorizePayout(
 ): Promise<Payout> {
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     const payout = await service.get(em.fork(), merchantId, input.payout);
-    const signature = await checkSignature(service, em, payout, input.signature);
+    const signature = await checkOrderSignature(
+      service.chains,
+      em,
+      { merchantId, network: payout.network, payer: payout.payer, typedData: orderTypedData(payout) },
+      input.signature,
+    );
     if (payout.status !== 'pending') return payout;
     const now = service.clock();
     const snapshot = payoutSnapshot(payout);
@@ -66,37 +70,4 @@ export async function authorizePayout(
     if (applied) return service.get(em.fork(), merchantId, payout.id);
   }
   throw unavailable('the payout is changing too fast; retry shortly');
-}
-
-/** The normalised signature when it recovers to the payout wallet; 400 when malformed, 403 when not. */
-async function checkSignature(
-  service: PayoutService,
-  em: EntityManager,
-  payout: Payout,
-  given: string,
-): Promise<string> {
-  const hex = given.startsWith('0x') ? given : `0x${given}`;
-  let signer: string;
-  let signature: string;
-  try {
-    signature = normalizeSignatureV(hex);
-    signer = recoverTypedDataSigner(orderTypedData(payout), signature);
-  } catch (error) {
-    throw validation(`signature: not a valid 65-byte signature (${(error as Error).message})`);
-  }
-  const network = service.chains.network(payout.network);
-  const { walletHex } = await service.chains.wallet(em, payout.merchant.id, network);
-  if (getAddress(signer) !== getAddress(payout.payer)) {
-    throw new AppError(
-      'forbidden',
-      `signature: recovers to ${signer}, not to the payout wallet of this payout`,
-    );
-  }
-  if (getAddress(walletHex) !== getAddress(payout.payer)) {
-    throw new AppError(
-      'forbidden',
-      'the payout wallet of this network changed since the payout was created; create a new payout',
-    );
-  }
-  return signature;
 }

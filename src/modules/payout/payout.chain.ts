@@ -22,6 +22,7 @@ const NATIVE_COINS = new Set(['ETH', 'BNB', 'TRX', 'MATIC', 'POL', 'AVAX', 'FTM'
 /** The router views payouts read (the single router's `nonceUsed`). */
 const ROUTER_VIEWS = new Interface([
   'function nonceUsed(address merchant, uint256 nonce) view returns (bool)',
+  'function isItemPaid(address merchant, uint256 nonce, uint256 index) view returns (bool)',
 ]);
 
 /** Which router a payout goes through. */
@@ -144,13 +145,28 @@ export class PayoutChains {
   }
 
   /** Whether the router already executed an order of `signer` with `nonce` (D14: checked before use). */
-  async nonceUsed(network: NetworkConfig, router: string, signer: string, nonce: bigint): Promise<boolean> {
+  async nonceUsed(
+    network: NetworkConfig,
+    router: string,
+    signer: string,
+    nonce: bigint,
+    kind: RouterKind = 'single',
+  ): Promise<boolean> {
+    // The batch router records paid items, not nonces: a batch nonce is used once its first item is paid.
+    if (kind === 'batch') return this.itemPaid(network, router, signer, nonce, 0);
     const data = await this.call(
       network,
       router,
       ROUTER_VIEWS.encodeFunctionData('nonceUsed', [signer, nonce]),
     );
     return ROUTER_VIEWS.decodeFunctionResult('nonceUsed', data)[0] as boolean;
+  }
+
+  /** Whether item `index` of the batch with `nonce` of `signer` has been paid. */
+  async itemPaid(network: NetworkConfig, router: string, signer: string, nonce: bigint, index: number) {
+    const calldata = ROUTER_VIEWS.encodeFunctionData('isItemPaid', [signer, nonce, index]);
+    const data = await this.call(network, router, calldata);
+    return ROUTER_VIEWS.decodeFunctionResult('isItemPaid', data)[0] as boolean;
   }
 
   /**
@@ -162,6 +178,19 @@ export class PayoutChains {
     if (network.kind === 'tron') return wall;
     const head = await this.clients.evm(network).getBlockHeader('latest');
     return Math.max(wall, head?.timestamp ?? 0);
+  }
+
+  /** The latest block's gas limit on EVM networks; undefined on `tron` (energy is bounded by fee_limit). */
+  async blockGasLimit(network: NetworkConfig): Promise<bigint | undefined> {
+    if (network.kind === 'tron') return undefined;
+    try {
+      const block = await this.clients
+        .evm(network)
+        .transport.request<{ gasLimit?: string } | null>('eth_getBlockByNumber', ['latest', false]);
+      return block?.gasLimit ? BigInt(block.gasLimit) : undefined;
+    } catch (error) {
+      throw unavailable(`network ${network.id}: block not readable: ${(error as Error).message}`, error);
+    }
   }
 
   /** The timestamp of an EVM block (chain seconds), or undefined when the node has no such block. */

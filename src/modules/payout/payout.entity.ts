@@ -31,9 +31,10 @@ export const PayoutSchema = defineEntity({
   uniques: [
     // Idempotency: one payout per merchant reference (NULLs never collide).
     { properties: ['merchant', 'externalId'] },
+    // A router nonce orders at most one payout (one per item index of a batch): money moves at most
+    // once by construction.
+    { properties: ['network', 'router', 'payer', 'nonce', 'orderIndex'] },
   ],
-  // Also unique (migration): (network, router, payer, nonce, coalesce(batch_index, -1)). A router nonce
-  // orders at most one payout (one item per index of a batch): money moves at most once by construction.
   indexes: [{ properties: ['network', 'status'] }, { properties: ['merchant', 'createdAt'] }],
   properties: {
     id: p.string().length(40).primary(),
@@ -42,6 +43,8 @@ export const PayoutSchema = defineEntity({
     /** The batch this payout is an item of (issue #9), and its index in `message.items`. */
     batchId: p.string().length(40).nullable().index(),
     batchIndex: p.integer().nullable(),
+    /** Position in the signed order: 0 for a single payout, the item index in a batch. */
+    orderIndex: p.integer().default(0),
     network: p.string().length(32),
     token: p.string().length(16),
     /** Token contract, checksummed `0x` (on `tron` the 20-byte form). */
