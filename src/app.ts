@@ -13,6 +13,7 @@ import { Authenticator } from './modules/auth/authenticator.ts';
 import { NonceStore } from './modules/auth/nonce-store.ts';
 import { OperatorService } from './modules/auth/operator.service.ts';
 import { MerchantService } from './modules/merchant/merchant.service.ts';
+import { BatchService } from './modules/payout/batch.service.ts';
 import { PayoutChains } from './modules/payout/payout.chain.ts';
 import { PayoutService } from './modules/payout/payout.service.ts';
 import { SessionChains } from './modules/session/session.chain.ts';
@@ -82,6 +83,7 @@ export async function createApp(options: {
     sessionChains,
     payoutChains,
     payouts: new PayoutService({ chains: payoutChains }),
+    batches: new BatchService({ chains: payoutChains }),
     sessions: new SessionService({ config, chains: sessionChains, merchants, sql }),
   };
   return {

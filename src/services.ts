@@ -6,6 +6,7 @@ import type { Logger } from './lib/logger.ts';
 import type { Authenticator } from './modules/auth/authenticator.ts';
 import type { OperatorService } from './modules/auth/operator.service.ts';
 import type { MerchantService } from './modules/merchant/merchant.service.ts';
+import type { BatchService } from './modules/payout/batch.service.ts';
 import type { PayoutChains } from './modules/payout/payout.chain.ts';
 import type { PayoutService } from './modules/payout/payout.service.ts';
 import type { SessionChains } from './modules/session/session.chain.ts';
@@ -29,6 +30,8 @@ export interface Services {
   payoutChains: PayoutChains;
   /** Single payouts: create, authorize, read (the relay and settlement are daemons'). */
   payouts: PayoutService;
+  /** Batch payouts: create, authorize, read. */
+  batches: BatchService;
   /** Publish/subscribe between processes (GraphQL subscriptions, cache invalidation). */
   pubsub: PubSub;
   /** One EVM client per network, shared by requests, followers and jobs. */

@@ -6,6 +6,7 @@ import '../modules/system/followers.graphql.ts';
 import '../modules/webhook/webhook.graphql.ts';
 import '../modules/session/session.graphql.ts';
 import '../modules/payout/payout.graphql.ts';
+import '../modules/payout/batch.graphql.ts';
 
 /** The assembled schema of every module. */
 export const schema = builder.toSchema({ sortSchema: true });

@@ -1,6 +1,7 @@
+import { batchRoutes } from '../modules/payout/batch.rest.ts';
 import { payoutRoutes } from '../modules/payout/payout.rest.ts';
 import { sessionRoutes } from '../modules/session/session.rest.ts';
 import type { RestRoute } from './route.ts';
 
 /** Every `/v1` route of every module: the declarative table the adapter and OpenAPI read. */
-export const routes: RestRoute[] = [...sessionRoutes, ...payoutRoutes];
+export const routes: RestRoute[] = [...sessionRoutes, ...payoutRoutes, ...batchRoutes];

@@ -4,12 +4,12 @@ import { createTestDatabase } from '../support/db.ts';
 import { type FuzzTarget, runFuzz, startFuzzTarget } from '../support/fuzz.ts';
 
 /**
- * A few hundred generated requests (test/support/fuzz.ts) through the real HTTP server: no 5xx, every
+ * Eight hundred generated requests (test/support/fuzz.ts) through the real HTTP server: no 5xx, every
  * error the section-7 envelope with a documented code, no row left behind by a refused request.
  * Fixed seed, so a failure replays; `npm run fuzz` runs 10 000.
  */
 
-const CASES = Number(process.env.FUZZ_CASES ?? 300);
+const CASES = Number(process.env.FUZZ_CASES ?? 800);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
 
 let target: FuzzTarget;

@@ -63,10 +63,12 @@ const signature = z
   .string()
   .regex(/^(0x)?[0-9a-fA-F]{130}$/, 'must be a 65-byte signature: 0x followed by 130 hex characters');
 
-export const authorizeBatchRequest = z.object({
-  batch: z.string().min(1).max(64),
-  signature: signature.describe('eth_signTypedData_v4 over the batch typed_data; v 0/1 is normalised.'),
-});
+export const authorizeBatchRequest = z
+  .object({
+    batch: z.string().min(1).max(64),
+    signature: signature.describe('eth_signTypedData_v4 over the batch typed_data; v 0/1 is normalised.'),
+  })
+  .meta({ examples: [{ batch: 'pb_2nZsXQ0lHc1b4u9mJkq2Aw', signature: `0x${'1b'.repeat(64)}1b` }] });
 export type AuthorizeBatchRequest = z.infer<typeof authorizeBatchRequest>;
 
 export const batchStatusRequest = z.object({ batch: z.string().min(1).max(64) });

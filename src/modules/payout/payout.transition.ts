@@ -10,8 +10,11 @@ import type { FailureReason, PayoutStatus } from './payout.entity.ts';
  * computed from a stale version writes nothing and is reported as not applied.
  */
 
-/** Published on every committed change of a payout: its id and merchant (subscribers read the row). */
-export const payoutChanged = topic('payout_changed', ['id', 'merchantId']);
+/**
+ * Published on every committed change of a payout: its id, merchant and batch ('' for a single payout);
+ * subscribers read the row.
+ */
+export const payoutChanged = topic('payout_changed', ['id', 'merchantId', 'batchId']);
 
 type WebhookName = 'payout.completed' | 'payout.failed';
 
@@ -128,7 +131,7 @@ export async function transitionPayouts(
   await publish(
     em,
     payoutChanged,
-    done.map((c) => ({ id: c.payout.id, merchantId: c.payout.merchantId })),
+    done.map((c) => ({ id: c.payout.id, merchantId: c.payout.merchantId, batchId: c.payout.batchId ?? '' })),
   );
   return applied;
 }
