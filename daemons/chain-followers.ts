@@ -10,6 +10,7 @@ import { Leadership, LeadershipLost } from '../src/followers/leadership.ts';
 import { claimFollowing } from '../src/followers/store.ts';
 import { tronSource } from '../src/followers/tron-source.ts';
 import type { ChainSource, Consumer } from '../src/followers/types.ts';
+import { batchConsumer } from '../src/modules/payout/batch.consumer.ts';
 import { payoutConsumer } from '../src/modules/payout/payout.consumer.ts';
 import { sessionConsumer } from '../src/modules/session/session.consumer.ts';
 
@@ -75,6 +76,16 @@ export function consumersOf(app: App, network: NetworkConfig, options: FollowerO
         },
         network,
         payoutRouter,
+      ),
+    );
+  }
+  const batchRouter = network.contracts.batchPayoutRouter;
+  if (batchRouter) {
+    consumers.push(
+      batchConsumer(
+        { logger: app.logger, startBlock: options.payoutStartBlock ?? options.sessionStartBlock },
+        network,
+        batchRouter,
       ),
     );
   }

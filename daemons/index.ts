@@ -1,5 +1,6 @@
 import type { CronItem, TaskList } from 'graphile-worker';
 import type { App } from '../src/app.ts';
+import { batchResubmit } from './batch-resubmit.ts';
 import { deliverWebhook } from './deliver-webhook.ts';
 import { pruneNonces } from './prune-nonces.ts';
 import { sweepWebhooks } from './sweep-webhooks.ts';
@@ -10,6 +11,7 @@ export function makeTaskList(app: App): TaskList {
     prune_nonces: pruneNonces(app),
     deliver_webhook: deliverWebhook(app),
     sweep_webhooks: sweepWebhooks(app),
+    batch_resubmit: batchResubmit(app),
   };
 }
 

@@ -13,6 +13,7 @@ import {
 } from '../../src/devstack/deploy.ts';
 import { evmSource } from '../../src/followers/evm-source.ts';
 import { createFollower } from '../../src/followers/follower.ts';
+import { batchConsumer } from '../../src/modules/payout/batch.consumer.ts';
 import { payoutConsumer } from '../../src/modules/payout/payout.consumer.ts';
 import { ethWallet } from '../session/support.ts';
 import { workerAnvil } from '../support/anvil.ts';
@@ -152,3 +153,25 @@ export async function signOrder(wallet: Pick<Wallet, 'signTypedData'>, typedData
 /** Mines `n` blocks. */
 export const mine = (provider: JsonRpcProvider, n = 1) =>
   provider.send('anvil_mine', [`0x${n.toString(16)}`]);
+
+/** The payouts and batch consumers on `eth` driven tick by tick. */
+export function batchFollower(f: PayoutFixture, now?: () => Date) {
+  const app = f.t.app;
+  const network = app.services.payoutChains.network('eth');
+  const follower = createFollower({
+    network,
+    source: evmSource(app.services.chainClients.evm(network), network),
+    consumers: [
+      payoutConsumer(
+        { chains: app.services.payoutChains, logger: app.logger, startBlock: f.startBlock, now },
+        network,
+        f.contracts.payoutRouter,
+      ),
+      batchConsumer({ logger: app.logger, startBlock: f.startBlock }, network, f.contracts.batchPayoutRouter),
+    ],
+    fork: () => app.fork(),
+    fence: async () => {},
+    logger: app.logger,
+  });
+  return { tick: () => follower.tick() };
+}

@@ -1,3 +1,4 @@
+import { LockMode } from '@mikro-orm/core';
 import { Interface } from 'ethers';
 import { abi } from '../../chains/contracts.ts';
 import type { EntityManager } from '../../db/orm.ts';
@@ -6,7 +7,7 @@ import { requestRelay } from '../../relay/request.ts';
 import { PayoutBatch } from './batch.entity.ts';
 import type { AuthorizeBatchRequest } from './batch.schemas.ts';
 import { type BatchService, type BatchView, batchTypedData } from './batch.service.ts';
-import type { Payout } from './payout.entity.ts';
+import { Payout } from './payout.entity.ts';
 import { checkOrderSignature } from './payout.signature.ts';
 import { payoutSnapshot, transitionPayouts } from './payout.transition.ts';
 
@@ -112,3 +113,31 @@ export async function authorizeBatch(
 
 /** An item changed between reading and writing: the whole authorization rolls back and is retried. */
 class Stale extends Error {}
+
+/**
+ * Queues submission `n` of an authorized batch (the router pays only items still unpaid), unless it
+ * was queued already, every item is paid or settled, or the deadline passed. Idempotent.
+ */
+export async function resubmitBatch(em: EntityManager, batchId: string, n: number): Promise<boolean> {
+  return em.transactional(async (tx) => {
+    const batch = await tx.findOne(PayoutBatch, { id: batchId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!batch?.signature || batch.submissions >= n) return false;
+    if (Math.floor(Date.now() / 1000) > batch.deadline) return false;
+    const items = await tx.find(Payout, { batchId }, { orderBy: { batchIndex: 'asc' } });
+    const open = items.filter(
+      (i) => i.executedBlock == null && (i.status === 'authorized' || i.status === 'submitted'),
+    );
+    if (open.length === 0) return false;
+    batch.submissions = n;
+    await tx.flush();
+    await requestRelay(tx, {
+      kind: 'batch',
+      subjectId: submissionSubject(batch.id, n),
+      network: batch.network,
+      to: batch.router,
+      data: executeBatchCalldata(batch, items, batch.signature),
+      deadline: batch.deadline,
+    });
+    return true;
+  });
+}

@@ -57,7 +57,6 @@ export async function expirePayouts(
         network: network.id,
         status: { $in: ['authorized', 'submitted'] },
         executedBlock: null,
-        batchId: null,
         deadline: { $lt: finalTime },
       },
       { limit: BATCH },
@@ -65,11 +64,25 @@ export async function expirePayouts(
   );
   for (const payout of stranded) {
     // Chain I/O outside the transaction; what it learns can only get more true (a used nonce stays used).
-    const used = await deps.chains.nonceUsed(network, payout.router, payout.payer, BigInt(payout.nonce));
+    const used = payout.batchId
+      ? await deps.chains.itemPaid(
+          network,
+          payout.router,
+          payout.payer,
+          BigInt(payout.nonce),
+          payout.orderIndex,
+        )
+      : await deps.chains.nonceUsed(network, payout.router, payout.payer, BigInt(payout.nonce));
+    if (used && payout.batchId) {
+      // Paid on chain but never seen by the follower (before its first block): not ours to fail.
+      deps.logger.warn('batch item paid on chain outside the followed range', { payout: payout.id });
+      continue;
+    }
     const note = await ctx.transaction(async (tx) => {
       const [row] = await tx.execute<{ last_error: string | null }[]>(
-        `select last_error from relay_requests where kind = 'payout' and subject_id = ?`,
-        [payout.id],
+        `select last_error from relay_requests where subject_id = ? or subject_id like ?
+          order by id desc limit 1`,
+        [payout.id, `${payout.batchId ?? payout.id}#%`],
       );
       return row?.last_error ?? null;
     });

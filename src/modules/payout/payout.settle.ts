@@ -108,16 +108,21 @@ export async function recordExecutions(
 export const depthFor = (network: NetworkConfig, amount: string): number =>
   network.kind === 'tron' ? 1 : Math.max(1, confirmationsFor(network, amount));
 
-/** Completes executed payouts that reached their depth at `head`. */
+/**
+ * Completes executed payouts that reached their depth at `head`: single payouts, or batch items (each
+ * consumer settles its own, since each follows its own router's blocks).
+ */
 export async function completeDue(
   tx: EntityManager,
   network: NetworkConfig,
   head: BlockHeader,
+  which: { batch: boolean } = { batch: false },
 ): Promise<void> {
   const executed = await tx.find(Payout, {
     network: network.id,
     status: 'submitted',
     executedBlock: { $ne: null, $lte: head.number },
+    batchId: which.batch ? { $ne: null } : null,
   });
   const now = new Date();
   await transitionPayouts(
@@ -138,8 +143,13 @@ export async function forgetExecutions(
   network: NetworkConfig,
   ancestor: number,
   logger: Logger,
+  which: { batch: boolean } = { batch: false },
 ): Promise<void> {
-  const lost = await tx.find(Payout, { network: network.id, executedBlock: { $gt: ancestor } });
+  const lost = await tx.find(Payout, {
+    network: network.id,
+    executedBlock: { $gt: ancestor },
+    batchId: which.batch ? { $ne: null } : null,
+  });
   const open = lost.filter((p) => p.status === 'submitted');
   for (const p of lost.filter((x) => x.status === 'completed'))
     logger.error('a completed payout’s execution left the chain', { payout: p.id, block: p.executedBlock });

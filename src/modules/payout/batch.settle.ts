@@ -1,0 +1,133 @@
+import { getAddress } from 'ethers';
+import type { EvmLog } from '../../chains/evm/index.ts';
+import type { NetworkConfig } from '../../chains/networks.ts';
+import type { EntityManager } from '../../db/orm.ts';
+import type { Logger } from '../../lib/logger.ts';
+import { addJob } from '../../worker/jobs.ts';
+import { BATCH_ROUTER } from './batch.authorize.ts';
+import { PayoutBatch } from './batch.entity.ts';
+import { Payout } from './payout.entity.ts';
+import { noteOf, revertReason } from './payout.revert.ts';
+import { type PayoutChange, payoutSnapshot, transitionPayouts } from './payout.transition.ts';
+
+/**
+ * Settling batch items from the router's events, inside the follower's transactions: `ItemPaid` marks
+ * an item executed (it then completes at its depth like any payout), `ItemFailed` notes why the token
+ * refused it, and a `BatchExecuted` that left items unpaid schedules the next submission of the same
+ * signed batch (the router skips paid items), with backoff, until the deadline.
+ */
+
+export const ITEM_PAID_TOPIC = BATCH_ROUTER.getEvent('ItemPaid')!.topicHash;
+export const ITEM_FAILED_TOPIC = BATCH_ROUTER.getEvent('ItemFailed')!.topicHash;
+export const BATCH_EXECUTED_TOPIC = BATCH_ROUTER.getEvent('BatchExecuted')!.topicHash;
+
+/** graphile-worker task that queues the next submission of a batch (daemons/batch-resubmit.ts). */
+export const RESUBMIT_TASK = 'batch_resubmit';
+/** Delay before resubmission `n` (n ≥ 2): 15 s, 30 s, 1 min … capped at 5 min. */
+export const resubmitDelayMs = (n: number) => Math.min(15_000 * 2 ** Math.max(0, n - 2), 5 * 60_000);
+
+interface ItemEvent {
+  kind: 'paid' | 'failed' | 'executed';
+  key: string;
+  index: number;
+  recipient?: string;
+  amount?: string;
+  reason?: string;
+  unpaid?: bigint;
+  log: EvmLog;
+}
+
+function decode(log: EvmLog): ItemEvent | undefined {
+  try {
+    const parsed = BATCH_ROUTER.parseLog({ topics: log.topics, data: log.data });
+    if (!parsed) return undefined;
+    const key = String(parsed.args.batchKey).toLowerCase();
+    if (parsed.name === 'ItemPaid' || parsed.name === 'ItemFailed') {
+      return {
+        kind: parsed.name === 'ItemPaid' ? 'paid' : 'failed',
+        key,
+        index: Number(parsed.args.index),
+        recipient: getAddress(String(parsed.args.recipient)),
+        amount: String(parsed.args.amount),
+        ...(parsed.name === 'ItemFailed' ? { reason: String(parsed.args.reason) } : {}),
+        log,
+      };
+    }
+    if (parsed.name === 'BatchExecuted')
+      return { kind: 'executed', key, index: -1, unpaid: BigInt(parsed.args.failed), log };
+  } catch {
+    // Not an event of ours.
+  }
+  return undefined;
+}
+
+/** Applies one block range's router events to the batches they name. */
+export async function recordBatchEvents(
+  tx: EntityManager,
+  network: NetworkConfig,
+  logs: readonly EvmLog[],
+  logger: Logger,
+): Promise<void> {
+  const events = logs.flatMap((log) => decode(log) ?? []);
+  if (events.length === 0) return;
+  const keys = [...new Set(events.map((e) => e.key))];
+  const batches = await tx.find(PayoutBatch, { network: network.id, batchKey: { $in: keys } });
+  if (batches.length === 0) return;
+  const items = await tx.find(Payout, { batchId: { $in: batches.map((b) => b.id) } });
+  const changes = new Map<string, PayoutChange>();
+  for (const e of events) {
+    const batch = batches.find((b) => b.batchKey.toLowerCase() === e.key);
+    if (!batch) continue;
+    if (e.kind === 'executed') {
+      if (e.unpaid && e.unpaid > 0n) await scheduleResubmission(tx, batch);
+      continue;
+    }
+    const item = items.find((i) => i.batchId === batch.id && i.batchIndex === e.index);
+    if (!item || item.status === 'completed' || item.status === 'failed') continue;
+    if (e.kind === 'paid') {
+      if (e.recipient !== getAddress(item.recipientHex) || e.amount !== item.amountRaw) {
+        logger.error('the batch router paid an item other than the order says', { payout: item.id });
+        continue;
+      }
+      if (item.executedBlockHash === e.log.blockHash) continue;
+      changes.set(item.id, {
+        kind: 'executed',
+        payout: payoutSnapshot(item),
+        set: {
+          status: 'submitted',
+          txHash: e.log.transactionHash.toLowerCase(),
+          executedBlock: e.log.blockNumber,
+          executedBlockHash: e.log.blockHash,
+          relayNote: null,
+        },
+      });
+    } else if (item.executedBlock == null && !changes.has(item.id)) {
+      const reason = revertReason(e.reason ?? null, 'the token refused the transfer');
+      // The router reports a refused transfer; unexplained, it is the token's refusal.
+      const code = reason === 'reverted' ? 'transfer_failed' : reason;
+      changes.set(item.id, {
+        kind: 'noted',
+        payout: payoutSnapshot(item),
+        set: { relayNote: noteOf(code, `the token refused the transfer in ${e.log.transactionHash}`) },
+      });
+    }
+  }
+  await transitionPayouts(tx, [...changes.values()]);
+}
+
+/** Queues the next submission of the same signed batch, after a backoff, if its deadline allows. */
+async function scheduleResubmission(tx: EntityManager, batch: PayoutBatch): Promise<void> {
+  const next = batch.submissions + 1;
+  const runAt = new Date(Date.now() + resubmitDelayMs(next));
+  if (runAt.getTime() / 1000 > batch.deadline) return;
+  // One job per (batch, submission): a block range replayed after a crash queues it once.
+  await addJob(
+    tx,
+    RESUBMIT_TASK,
+    { batchId: batch.id, submission: next },
+    {
+      runAt,
+      jobKey: `${RESUBMIT_TASK}:${batch.id}:${next}`,
+    },
+  );
+}
