@@ -13,7 +13,11 @@ export interface WorkerProcess {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-export async function spawnWorker(f: SessionFixture, owner: string): Promise<WorkerProcess> {
+export async function spawnWorker(
+  f: Pick<SessionFixture, 't' | 'networks' | 'startBlock'>,
+  owner: string,
+  env: Record<string, string> = {},
+): Promise<WorkerProcess> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'worker-'));
   const networksFile = path.join(dir, 'networks.json');
   writeFileSync(networksFile, JSON.stringify(f.networks));
@@ -30,6 +34,7 @@ export async function spawnWorker(f: SessionFixture, owner: string): Promise<Wor
         FOLLOWER_OWNER: owner,
         START_BLOCK: String(f.startBlock),
         WORKER_CONCURRENCY: '2',
+        ...env,
       },
       stdio: ['ignore', 'pipe', 'inherit'],
     },

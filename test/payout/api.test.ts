@@ -271,6 +271,8 @@ describe('authorize (4.12) and status (4.13)', () => {
       .fork()
       .execute(`select event, body from webhook_events where subject_id = ?`, [created.payout]);
     expect(events.map((e: Body) => e.event)).toEqual(['payout.failed']);
+    // Asked again, it stays expired.
+    expect((await f.call('/v1/payouts/authorize', { payout: created.payout, signature })).status).toBe(410);
   });
 
   it('hides another merchant’s payout and unknown ids (404)', async () => {

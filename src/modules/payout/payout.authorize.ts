@@ -33,6 +33,11 @@ export async function authorizePayout(
       { merchantId, network: payout.network, payer: payout.payer, typedData: orderTypedData(payout) },
       input.signature,
     );
+    if (payout.status === 'failed' && payout.failureReason === 'expired' && !payout.authorizedAt)
+      throw new AppError(
+        'expired',
+        'the payout expired unsigned; create a new payout under a new external_id',
+      );
     if (payout.status !== 'pending') return payout;
     const now = service.clock();
     const snapshot = payoutSnapshot(payout);
