@@ -12,6 +12,7 @@
  *   operator:token --name NAME
  *   payouts:list [--merchant ID] [--status S] [--network NET] [--batch pb_…] [--first N]
  *   payout:show --payout ID
+ *   batch:show  --batch pb_…
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -27,7 +28,7 @@ import type { Payout, PayoutStatus } from './modules/payout/payout.entity.ts';
 
 const USAGE = `usage: npm run cli -- <command> [options]
 commands: merchant:create, merchant:update, key:issue, key:rotate, key:revoke, wallet:set, allowlist:set, operator:token,
-          payouts:list, payout:show`;
+          payouts:list, payout:show, batch:show`;
 
 async function main(argv: string[]) {
   const [command, ...rest] = argv;
@@ -133,6 +134,21 @@ async function main(argv: string[]) {
           }
           case 'payout:show':
             return payoutSummary(await app.services.payouts.get(em, null, need('payout')));
+          case 'batch:show': {
+            const { batch, items, status } = await app.services.batches.get(em, null, need('batch'));
+            return {
+              id: batch.id,
+              merchantId: batch.merchant.id,
+              externalId: batch.externalId,
+              status,
+              network: batch.network,
+              token: batch.token,
+              total: batch.total,
+              submissions: batch.submissions,
+              deadline: batch.deadline,
+              items: items.map(payoutSummary),
+            };
+          }
           default:
             throw new ConfigError(USAGE);
         }

@@ -3,6 +3,7 @@ import { getAddress, Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contractAt } from '../../src/chains/contracts.ts';
 import { typedDataDigest } from '../../src/chains/payout-typed-data.ts';
+import { cliFor } from '../support/cli.ts';
 import { type Body, type PayoutFixture, payoutFixture, signOrder } from './support.ts';
 
 /** Sections 4.17-4.19 over REST: every error, idempotency, signatures, the derived status. */
@@ -211,6 +212,9 @@ describe('batch authorize (4.18) and status (4.19)', () => {
     expect(relays.map((r) => r.subject_id)).toEqual([`${body.batch}#1`]);
     const status = await f.call('/v1/payouts/batch/status', { batch: body.batch });
     expect(status.body).toMatchObject({ batch: body.batch, status: 'authorized', total: '2' });
+    const shown = (await cliFor(f.t)('batch:show', '--batch', body.batch)) as Body;
+    expect(shown).toMatchObject({ id: body.batch, status: 'authorized', submissions: 1 });
+    expect(shown.items.map((i: Body) => i.status)).toEqual(['authorized', 'authorized']);
     expect(status.body.typed_data).toBeUndefined();
   });
 
