@@ -12,6 +12,7 @@ import {
 import { TRON_CHAIN_ID } from '../../src/devstack/tron-facade/index.ts';
 import { createFollower } from '../../src/followers/follower.ts';
 import { tronSource } from '../../src/followers/tron-source.ts';
+import { batchConsumer } from '../../src/modules/payout/batch.consumer.ts';
 import { payoutConsumer } from '../../src/modules/payout/payout.consumer.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { fundedWallet, mine, TEST_SOLIDIFIED_LAG, type TronTestChain, tronChain } from '../tron/support.ts';
@@ -68,6 +69,7 @@ beforeAll(async () => {
         network,
         contracts.payoutRouter,
       ),
+      batchConsumer({ logger: t.app.logger, startBlock }, network, contracts.batchPayoutRouter),
     ],
     fork: () => t.app.fork(),
     fence: async () => {},
@@ -161,5 +163,43 @@ describe('payouts on tron', () => {
       recipient,
     });
     expect(await token.getFunction('balanceOf')(recipientWallet.address)).toBe(7_500_000n);
+  });
+
+  it('pays a batch of T… recipients: T… in responses, 0x in typed_data, each item completed', async () => {
+    const token = contractAt('TestToken', contracts.tokens.USDT!.address, payer);
+    await (await token.getFunction('approve')(contracts.batchPayoutRouter, MaxUint256)).wait();
+    const wallets = [Wallet.createRandom(), Wallet.createRandom()];
+    const { status, body } = await call('/v1/payouts/batch', {
+      network: 'tron',
+      token: 'USDT',
+      items: wallets.map((w, i) => ({ recipient: evmToTron(w.address), amount: `${i + 1}.5` })),
+    });
+    expect(status).toBe(200);
+    expect(body.items.map((i: Body) => i.recipient)).toEqual(wallets.map((w) => evmToTron(w.address)));
+    expect(body.typed_data.domain).toMatchObject({
+      chainId: TRON_CHAIN_ID,
+      verifyingContract: contracts.batchPayoutRouter,
+    });
+    expect(body.typed_data.message.items).toEqual([
+      { recipient: wallets[0]!.address, amount: '1500000' },
+      { recipient: wallets[1]!.address, amount: '2500000' },
+    ]);
+    const signature = await signOrder(payer, body.typed_data);
+    expect((await call('/v1/payouts/batch/authorize', { batch: body.batch, signature })).body.status).toBe(
+      'authorized',
+    );
+    const m = body.typed_data.message;
+    const relayer = await fundedWallet(chain.provider);
+    const router = contractAt('BatchPayoutRouter', contracts.batchPayoutRouter, relayer);
+    const tx = await router.getFunction('executeBatch')(
+      [m.token, m.merchant, m.items.map((i: Body) => [i.recipient, i.amount]), m.nonce, m.deadline],
+      signature,
+    );
+    await tx.wait();
+    await mine(chain.provider, TEST_SOLIDIFIED_LAG + 1);
+    await follower.tick();
+    const done = await call('/v1/payouts/batch/status', { batch: body.batch });
+    expect(done.body.status).toBe('completed');
+    expect(await token.getFunction('balanceOf')(wallets[1]!.address)).toBe(2_500_000n);
   });
 });
