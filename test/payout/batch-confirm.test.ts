@@ -122,4 +122,29 @@ describe('batch settlement', () => {
     ]);
     await (await usdt().getFunction('removeBlackList')(order.recipients[0])).wait();
   });
+
+  it('settles a batch of 100, each recipient holding exactly its amount', async () => {
+    const recipients = Array.from({ length: 100 }, () => Wallet.createRandom().address);
+    const { status: code, body } = await f.call('/v1/payouts/batch', {
+      network: 'eth',
+      token: 'USDT',
+      items: recipients.map((recipient, i) => ({
+        recipient,
+        amount: `${Math.floor((i + 1) / 100)}.${String((i + 1) % 100).padStart(2, '0')}`,
+      })),
+    });
+    expect(code).toBe(200);
+    expect(body.total).toBe('50.5');
+    const signature = await signOrder(f.payer, body.typed_data);
+    await f.call('/v1/payouts/batch/authorize', { batch: body.batch, signature });
+    await submit({ typedData: body.typed_data, signature });
+    await follower.tick();
+    await mine(f.provider, 1);
+    await follower.tick();
+    const batch = await status(body.batch);
+    expect(batch.status).toBe('completed');
+    const token = usdt();
+    const balances = await Promise.all(recipients.map((r) => token.getFunction('balanceOf')(r)));
+    expect(balances).toEqual(recipients.map((_, i) => BigInt(i + 1) * 10_000n));
+  });
 });
