@@ -13,6 +13,7 @@ import type { ChainSource, Consumer } from '../src/followers/types.ts';
 import { batchConsumer } from '../src/modules/payout/batch.consumer.ts';
 import { payoutConsumer } from '../src/modules/payout/payout.consumer.ts';
 import { sessionConsumer } from '../src/modules/session/session.consumer.ts';
+import { relayConsumer } from '../src/relay/relay.consumer.ts';
 
 /**
  * Chain following in a worker process: for every network with a consumer, a loop that leads the
@@ -79,6 +80,7 @@ export function consumersOf(app: App, network: NetworkConfig, options: FollowerO
       ),
     );
   }
+  if (app.services.relayer.wallet(network)) consumers.push(relayConsumer(app.services.relayer, network));
   const batchRouter = network.contracts.batchPayoutRouter;
   if (batchRouter) {
     consumers.push(

@@ -3,6 +3,7 @@ import type { App } from '../src/app.ts';
 import { batchResubmit } from './batch-resubmit.ts';
 import { deliverWebhook } from './deliver-webhook.ts';
 import { pruneNonces } from './prune-nonces.ts';
+import { relayRequest } from './relay-request.ts';
 import { sweepWebhooks } from './sweep-webhooks.ts';
 
 /** Every daemon task, keyed by its graphile-worker task name. */
@@ -12,6 +13,7 @@ export function makeTaskList(app: App): TaskList {
     deliver_webhook: deliverWebhook(app),
     sweep_webhooks: sweepWebhooks(app),
     batch_resubmit: batchResubmit(app),
+    relay_request: relayRequest(app),
   };
 }
 

@@ -13,12 +13,15 @@ import { Authenticator } from './modules/auth/authenticator.ts';
 import { NonceStore } from './modules/auth/nonce-store.ts';
 import { OperatorService } from './modules/auth/operator.service.ts';
 import { MerchantService } from './modules/merchant/merchant.service.ts';
+import { batchRelayHandler } from './modules/payout/batch.relay.ts';
 import { BatchService } from './modules/payout/batch.service.ts';
 import { PayoutChains } from './modules/payout/payout.chain.ts';
+import { payoutRelayHandler } from './modules/payout/payout.relay.ts';
 import { PayoutService } from './modules/payout/payout.service.ts';
 import { SessionChains } from './modules/session/session.chain.ts';
 import { SessionService } from './modules/session/session.service.ts';
 import { WebhookService } from './modules/webhook/webhook.service.ts';
+import { Relayer } from './relay/relayer.ts';
 import { RestAdapter } from './rest/adapter.ts';
 import { routes } from './rest/routes.ts';
 import type { Services } from './services.ts';
@@ -65,6 +68,10 @@ export async function createApp(options: {
     onCredentialsChanged: (merchantId) => authenticator.forgetMerchant(merchantId),
     webhookAllowPrivate: config.webhookAllowPrivate,
   });
+  const fork = () => orm.em.fork();
+  const relayer = new Relayer({ networks, clients: chainClients, logger, fork });
+  relayer.register('payout', payoutRelayHandler({ chains: payoutChains, fork, logger }));
+  relayer.register('batch', batchRelayHandler({ fork, logger }));
   const services: Services = {
     config,
     logger,
@@ -84,6 +91,7 @@ export async function createApp(options: {
     payoutChains,
     payouts: new PayoutService({ chains: payoutChains }),
     batches: new BatchService({ chains: payoutChains }),
+    relayer,
     sessions: new SessionService({ config, chains: sessionChains, merchants, sql }),
   };
   return {

@@ -12,6 +12,7 @@ import type { PayoutService } from './modules/payout/payout.service.ts';
 import type { SessionChains } from './modules/session/session.chain.ts';
 import type { SessionService } from './modules/session/session.service.ts';
 import type { WebhookService } from './modules/webhook/webhook.service.ts';
+import type { Relayer } from './relay/relayer.ts';
 
 /** Everything resolvers and daemons call, built once by the composition root (app.ts). */
 export interface Services {
@@ -32,6 +33,8 @@ export interface Services {
   payouts: PayoutService;
   /** Batch payouts: create, authorize, read. */
   batches: BatchService;
+  /** The transaction submitter: relayer wallets and the handlers of what they relay. */
+  relayer: Relayer;
   /** Publish/subscribe between processes (GraphQL subscriptions, cache invalidation). */
   pubsub: PubSub;
   /** One EVM client per network, shared by requests, followers and jobs. */

@@ -57,6 +57,19 @@ export const networkSchema = z
       .string()
       .regex(/^0x[0-9a-fA-F]{64}$/)
       .optional(),
+    /** How the relayer submits (payouts, batches, sweeps); every field has a default. */
+    relay: z
+      .object({
+        /** A transaction not mined after this long is replaced with higher fees (EVM). Default 60. */
+        replaceAfterSeconds: z.number().int().min(1).max(86_400).optional(),
+        /** Fee bump per replacement, percent; nodes want at least 10. Default 15. */
+        bumpPercent: z.number().int().min(10).max(300).optional(),
+        /** Ceiling of the fee per gas (gwei, decimal): bumping stops there and says so. Default none. */
+        maxFeePerGasGwei: decimal.optional(),
+        /** Tron: the most a relay may burn, sun. Default 100 TRX. */
+        feeLimitSun: z.number().int().positive().optional(),
+      })
+      .default({}),
     /** How often the chain follower polls for new blocks. */
     pollIntervalMs: z.number().int().min(50).default(2_000),
     /**

@@ -14,7 +14,7 @@ import {
   WebhookDeliverySchema,
   WebhookEventSchema,
 } from '../modules/webhook/webhook.entity.ts';
-import { RelayRequestSchema } from '../relay/relay.entity.ts';
+import { RelayerWalletSchema, RelayRequestSchema, RelayTransactionSchema } from '../relay/relay.entity.ts';
 
 /** Every entity the ORM manages; each module adds its own here. */
 export const entities = [
@@ -33,6 +33,8 @@ export const entities = [
   WebhookDeliverySchema,
   WebhookAttemptSchema,
   RelayRequestSchema,
+  RelayTransactionSchema,
+  RelayerWalletSchema,
   PayoutSchema,
   RouterNonceSchema,
   PayoutBatchSchema,

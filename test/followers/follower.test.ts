@@ -41,6 +41,7 @@ function network(rpcUrl = chain.node.rpcUrl): NetworkConfig {
   return {
     id: `net${++networkSeq}`,
     kind: 'evm',
+    relay: {},
     chainId: chain.node.chainId,
     rpcUrls: [rpcUrl],
     confirmations: [{ blocks: 1 }],

@@ -109,11 +109,20 @@ export class BatchService {
         .findOne(PayoutBatch, { merchant: merchantId, externalId: input.externalId });
       if (existing) return this.repeated(em, existing, wanted);
     }
-    await this.checkItemReferences(
-      em,
-      merchantId,
-      items.map((i) => i.externalId).filter((x) => x !== null),
-    );
+    try {
+      await this.checkItemReferences(
+        em,
+        merchantId,
+        items.map((i) => i.externalId).filter((x) => x !== null),
+      );
+    } catch (error) {
+      // A concurrent identical create may have just committed this very batch and its items.
+      const winner = input.externalId
+        ? await em.fork().findOne(PayoutBatch, { merchant: merchantId, externalId: input.externalId })
+        : null;
+      if (winner) return this.repeated(em, winner, wanted);
+      throw error;
+    }
     await this.chains.requireFunds(target, totalRaw);
     await this.checkGas(target.network, items.length);
     const nonce = await allocateNonce(em, this.chains, target);

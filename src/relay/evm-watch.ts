@@ -1,0 +1,277 @@
+import { keccak256 } from 'ethers';
+import type { EvmClient } from '../chains/evm/index.ts';
+import type { NetworkConfig } from '../chains/networks.ts';
+import { broadcastStored, currentFees, type Fees, signCall, simulate } from './evm-send.ts';
+import { abandon, markDone } from './outcomes.ts';
+import { RelayRequest, RelayTransaction } from './relay.entity.ts';
+import { type Relayer, tuningOf } from './relayer.ts';
+
+/**
+ * Watching a network's relays after each follower tick (the leader of the network only): which
+ * transaction of each nonce was mined, replacing what is stuck, reconciling a nonce taken by a
+ * transaction from outside the service, filling the nonce of an abandoned request, re-broadcasting
+ * what a reorganisation or a crash left out, and telling each handler what happened.
+ */
+
+/** A stored but never broadcast transaction older than this is broadcast by the watcher (a crash). */
+const ORPHAN_MS = 3_000;
+/** Requests looked at per tick. */
+const LIMIT = 500;
+
+interface Receipt {
+  hash: string;
+  success: boolean;
+  blockNumber: number;
+}
+
+export async function watchEvm(relayer: Relayer, network: NetworkConfig): Promise<void> {
+  const wallet = relayer.wallet(network);
+  if (!wallet) return;
+  const client = relayer.deps.clients.evm(network);
+  const em = relayer.deps.fork();
+  const requests = await em.find(
+    RelayRequest,
+    {
+      network: network.id,
+      nonce: { $ne: null },
+      status: { $in: ['queued', 'submitted', 'mined', 'abandoned'] },
+    },
+    { orderBy: { nonce: 'asc' }, limit: LIMIT },
+  );
+  if (requests.length === 0) return;
+  const txs = await em.find(
+    RelayTransaction,
+    { request: { $in: requests.map((r) => r.id) }, status: { $ne: 'dropped' } },
+    { orderBy: { id: 'asc' } },
+  );
+  const receipts = await receiptsOf(
+    client,
+    txs.map((t) => t.hash),
+  );
+  const [latestHex] = await client.transport.batch([
+    { method: 'eth_getTransactionCount', params: [wallet.address, 'latest'] },
+  ]);
+  if (!latestHex?.ok) return;
+  const chainNonce = Number(BigInt(latestHex.result as string));
+  const tuning = tuningOf(network);
+
+  for (const request of requests) {
+    const mine = txs.filter((t) => Number(t.request.id) === request.id);
+    const mined = mine.map((t) => ({ t, r: receipts.get(t.hash) })).find((x) => x.r);
+    try {
+      if (mined) await onMined(relayer, network, client, request, mined.t, mined.r!);
+      else if (chainNonce > Number(request.nonce)) await nonceTaken(relayer, request, mine);
+      else await keepGoing(relayer, network, client, request, mine, tuning);
+    } catch (error) {
+      relayer.deps.logger.warn('relay watch failed for a request; next tick retries', {
+        request: request.id,
+        error: (error as Error).message,
+      });
+    }
+  }
+}
+
+async function receiptsOf(client: EvmClient, hashes: string[]): Promise<Map<string, Receipt>> {
+  const out = new Map<string, Receipt>();
+  if (hashes.length === 0) return out;
+  const answers = await client.transport.batch(
+    hashes.map((h) => ({ method: 'eth_getTransactionReceipt', params: [h] })),
+  );
+  answers.forEach((a, i) => {
+    const r = a.ok ? (a.result as { status?: string; blockNumber?: string } | null) : null;
+    if (r?.blockNumber) {
+      out.set(hashes[i]!, {
+        hash: hashes[i]!,
+        success: r.status === '0x1',
+        blockNumber: Number(BigInt(r.blockNumber)),
+      });
+    }
+  });
+  return out;
+}
+
+/** One of the request's transactions is in a block: record it, settle reverts, finish when done. */
+async function onMined(
+  relayer: Relayer,
+  network: NetworkConfig,
+  client: EvmClient,
+  request: RelayRequest,
+  tx: RelayTransaction,
+  receipt: Receipt,
+): Promise<void> {
+  const handler = relayer.handler(request.kind);
+  const fresh = request.status !== 'mined' || request.txHash !== tx.hash;
+  if (fresh) {
+    await relayer.deps.fork().transactional(async (em) => {
+      await em.nativeUpdate(
+        RelayTransaction,
+        { id: tx.id },
+        { status: 'mined', minedBlock: receipt.blockNumber },
+      );
+      await em.nativeUpdate(
+        RelayTransaction,
+        { request: request.id, id: { $ne: tx.id }, status: { $in: ['signed', 'sent'] } },
+        { status: 'replaced' },
+      );
+      const row = await em.findOneOrFail(RelayRequest, { id: request.id });
+      const hashChanged = row.txHash !== tx.hash;
+      row.txHash = tx.hash;
+      if (row.status !== 'abandoned') row.status = 'mined';
+      await em.flush();
+      if (hashChanged && row.status !== 'abandoned' && tx.kind === 'call')
+        await handler.onBroadcast(em, row, tx.hash);
+    });
+  }
+  if (request.status === 'abandoned' || tx.kind === 'filler') {
+    // The nonce is consumed: nothing left to fill.
+    await relayer.deps.fork().nativeUpdate(RelayRequest, { id: request.id }, { nonce: null });
+    return;
+  }
+  if (!receipt.success && fresh) {
+    const wallet = relayer.wallet(network)!;
+    const replay = await simulate(
+      client,
+      { from: wallet.address, to: request.to, data: request.data },
+      receipt.blockNumber,
+    );
+    const decision = await handler.onRevert(request, {
+      data: replay.ok ? null : replay.data,
+      message: replay.ok ? 'reverted on chain' : replay.message,
+      mined: true,
+    });
+    if (decision.action === 'abandon') {
+      await relayer.deps.fork().nativeUpdate(RelayRequest, { id: request.id }, { nonce: null });
+      return abandon(relayer, request.id, decision.reason);
+    }
+    // The nonce is consumed; a later attempt takes a new one.
+    await relayer.deps.fork().transactional(async (em) => {
+      const row = await em.findOneOrFail(RelayRequest, { id: request.id });
+      row.nonce = null;
+      row.status = 'queued';
+      row.attempts += 1;
+      row.lastError = decision.reason;
+      await em.flush();
+      await relayer.later(em, row);
+    });
+    return;
+  }
+  if (receipt.success && (await handler.check(request)) === 'done') await markDone(relayer, request.id);
+}
+
+/**
+ * The chain used the request's nonce, but for none of our transactions: something outside the
+ * service sent from the hot wallet. The request goes back to the queue for a fresh nonce (re-checked
+ * and re-simulated, so nothing already done is sent again).
+ */
+async function nonceTaken(relayer: Relayer, request: RelayRequest, mine: RelayTransaction[]): Promise<void> {
+  relayer.deps.logger.warn('a relay’s nonce was used by another transaction of the hot wallet; re-queued', {
+    request: request.id,
+    nonce: request.nonce,
+  });
+  await relayer.deps.fork().transactional(async (em) => {
+    await em.nativeUpdate(RelayTransaction, { id: { $in: mine.map((t) => t.id) } }, { status: 'dropped' });
+    const row = await em.findOneOrFail(RelayRequest, { id: request.id });
+    row.nonce = null;
+    if (row.status !== 'abandoned') {
+      row.status = 'queued';
+      row.lastError = `nonce ${request.nonce} was taken by another transaction; re-queued`;
+      await relayer.now(em, row.id);
+    }
+    await em.flush();
+  });
+}
+
+/** Not mined yet: broadcast orphans, re-broadcast the forgotten, replace the stuck, fill the abandoned. */
+async function keepGoing(
+  relayer: Relayer,
+  network: NetworkConfig,
+  client: EvmClient,
+  request: RelayRequest,
+  mine: RelayTransaction[],
+  tuning: ReturnType<typeof tuningOf>,
+): Promise<void> {
+  const last = mine.at(-1);
+  if (!last) return;
+  if (request.status === 'mined') {
+    // Its block left the chain: waiting again.
+    await relayer.deps.fork().nativeUpdate(RelayRequest, { id: request.id }, { status: 'submitted' });
+  }
+  const age = Date.now() - (last.sentAt ?? last.createdAt).getTime();
+  const wantFiller = request.status === 'abandoned' && last.kind !== 'filler';
+  if (wantFiller || (last.status === 'sent' && age > tuning.replaceAfterMs)) {
+    await replace(relayer, network, client, request, last, tuning, wantFiller);
+    return;
+  }
+  if (last.status === 'signed' && age < ORPHAN_MS) return;
+  const known = await client.transport.request('eth_getTransactionByHash', [last.hash]);
+  if (last.status === 'signed' || known === null) await broadcastStored(relayer, network, client, last);
+}
+
+/** Signs and sends a replacement of `last` at the same nonce with bumped fees (or a filler). */
+async function replace(
+  relayer: Relayer,
+  network: NetworkConfig,
+  client: EvmClient,
+  request: RelayRequest,
+  last: RelayTransaction,
+  tuning: ReturnType<typeof tuningOf>,
+  filler: boolean,
+): Promise<void> {
+  const wallet = relayer.wallet(network)!;
+  const now = await currentFees(client);
+  const bump = (v: bigint) => (v * (100n + tuning.bumpPercent) + 99n) / 100n;
+  const oldMax = BigInt(last.maxFee ?? '0');
+  const oldTip = last.priorityFee == null ? undefined : BigInt(last.priorityFee);
+  let fees: Fees =
+    oldTip === undefined
+      ? { maxFee: max(bump(oldMax), now.maxFee) }
+      : {
+          priorityFee: max(bump(oldTip), now.priorityFee ?? 0n),
+          maxFee: max(bump(oldMax), now.maxFee),
+        };
+  if (tuning.maxFeePerGas !== undefined && fees.maxFee > tuning.maxFeePerGas) {
+    const capped = tuning.maxFeePerGas;
+    // Nodes refuse a replacement that raises fees by less than 10 %: at the ceiling there is none.
+    if (capped * 100n < oldMax * 110n) {
+      relayer.deps.logger.warn('relay stuck at the fee ceiling; not bumping further', {
+        request: request.id,
+        ceilingWei: capped.toString(),
+      });
+      return;
+    }
+    fees = {
+      ...fees,
+      maxFee: capped,
+      ...(fees.priorityFee === undefined ? {} : { priorityFee: min(fees.priorityFee, capped) }),
+    };
+  }
+  const call = filler ? { to: wallet.address, data: '0x' } : { to: request.to, data: request.data };
+  const gasLimit = filler ? 21_000n : BigInt(last.gasLimit ?? '0');
+  const raw = await signCall(wallet, network, call, Number(request.nonce), gasLimit, fees);
+  const saved = await relayer.deps.fork().transactional(async (em) => {
+    const row = em.create(RelayTransaction, {
+      request: request.id,
+      network: network.id,
+      wallet: wallet.address,
+      nonce: request.nonce,
+      kind: filler ? 'filler' : 'call',
+      hash: keccak256(raw).toLowerCase(),
+      raw,
+      gasLimit: gasLimit.toString(),
+      maxFee: fees.maxFee.toString(),
+      priorityFee: fees.priorityFee?.toString() ?? null,
+      status: 'signed',
+    });
+    await em.flush();
+    return row;
+  });
+  relayer.deps.logger.info(filler ? 'filling an abandoned relay’s nonce' : 'replacing a stuck relay', {
+    request: request.id,
+    nonce: request.nonce,
+    maxFeePerGas: fees.maxFee.toString(),
+  });
+  await broadcastStored(relayer, network, client, saved);
+}
+
+const max = (a: bigint, b: bigint) => (a > b ? a : b);
+const min = (a: bigint, b: bigint) => (a < b ? a : b);

@@ -1,0 +1,79 @@
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '../db/orm.ts';
+import { RelayRequest, RelayTransaction } from './relay.entity.ts';
+import type { Relayer } from './relayer.ts';
+
+/**
+ * The state changes of a relay request, each one short database transaction that also tells the
+ * request's handler (whose own change commits with it). Every function re-reads the request under a
+ * row lock, so a job and the watcher acting on the same request at once serialise.
+ */
+
+async function locked(tx: EntityManager, id: number): Promise<RelayRequest | null> {
+  return tx.findOne(RelayRequest, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+}
+
+/** The handler needs nothing more: the request is done (its nonce, if any, was consumed on chain). */
+export async function markDone(relayer: Relayer, id: number): Promise<void> {
+  await relayer.deps.fork().transactional(async (tx) => {
+    const request = await locked(tx, id);
+    if (!request || request.status === 'done') return;
+    request.status = 'done';
+    await tx.flush();
+  });
+}
+
+/**
+ * Gives the request up with `reason` and tells its handler. A request still holding an unmined nonce
+ * keeps it: the watcher fills it with a cheap self-transfer so later nonces do not wait behind a gap.
+ */
+export async function abandon(relayer: Relayer, id: number, reason: string): Promise<void> {
+  await relayer.deps.fork().transactional(async (tx) => {
+    const request = await locked(tx, id);
+    if (!request || request.status === 'done' || request.status === 'abandoned') return;
+    request.status = 'abandoned';
+    request.lastError = reason;
+    await tx.flush();
+    await relayer.handler(request.kind).onAbandon(tx, request, reason);
+  });
+  relayer.deps.logger.info('relay abandoned', { request: id, reason: reason.slice(0, 300) });
+}
+
+/** Not now: note why and run the request's job again after a backoff. */
+export async function retryLater(
+  relayer: Relayer,
+  id: number,
+  reason: string,
+  delayMs?: number,
+): Promise<void> {
+  await relayer.deps.fork().transactional(async (tx) => {
+    const request = await locked(tx, id);
+    if (!request || request.status === 'done' || request.status === 'abandoned') return;
+    request.attempts += 1;
+    request.lastError = reason;
+    await tx.flush();
+    await relayer.later(tx, request, delayMs);
+  });
+}
+
+/**
+ * A stored transaction reached the network: the request is `submitted` with its hash, and the
+ * handler hears of it (a payout moves to `submitted`). Fillers of abandoned requests tell nobody.
+ */
+export async function recordSent(relayer: Relayer, id: number, txId: number, hash: string): Promise<void> {
+  await relayer.deps.fork().transactional(async (tx) => {
+    await tx.nativeUpdate(
+      RelayTransaction,
+      { id: txId, status: 'signed' },
+      { status: 'sent', sentAt: new Date() },
+    );
+    const request = await locked(tx, id);
+    if (!request || request.status === 'done' || request.status === 'abandoned' || request.status === 'mined')
+      return;
+    const changed = request.txHash !== hash;
+    request.status = 'submitted';
+    request.txHash = hash;
+    await tx.flush();
+    if (changed) await relayer.handler(request.kind).onBroadcast(tx, request, hash);
+  });
+}

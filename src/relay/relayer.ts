@@ -1,0 +1,146 @@
+import { Wallet } from 'ethers';
+import type { ChainClients } from '../chains/clients.ts';
+import type { NetworkConfig } from '../chains/networks.ts';
+import type { NetworkRegistry } from '../chains/registry.ts';
+import { evmToTron } from '../chains/tron/address.ts';
+import type { EntityManager } from '../db/orm.ts';
+import type { Logger } from '../lib/logger.ts';
+import { parseUnits } from '../money.ts';
+import { addJob } from '../worker/jobs.ts';
+import type { RelayKind, RelayRequest } from './relay.entity.ts';
+import { RELAY_TASK, relayJobKey } from './request.ts';
+import type { RelayHandler } from './types.ts';
+
+/**
+ * The transaction submitter's shared state: the relayer hot wallet of each network (from
+ * `relayerPrivateKey` in the network file), its tuning, and the handlers of the kinds of calls it
+ * relays (payouts, batches, sweeps), registered by their modules. The sending and watching live in
+ * evm-send.ts / evm-watch.ts and tron.ts.
+ */
+
+/** Tuning of one network's relaying (network file `relay`, with these defaults). */
+export interface RelayTuning {
+  replaceAfterMs: number;
+  bumpPercent: bigint;
+  /** Ceiling of the fee per gas (wei); undefined: none. */
+  maxFeePerGas?: bigint;
+  feeLimitSun: number;
+}
+
+export const DEFAULT_REPLACE_AFTER_S = 60;
+export const DEFAULT_BUMP_PERCENT = 15;
+export const DEFAULT_FEE_LIMIT_SUN = 100_000_000;
+/** A retried request waits this long times 2^attempts, at most MAX_BACKOFF_MS. */
+const BASE_BACKOFF_MS = 2_000;
+const MAX_BACKOFF_MS = 60_000;
+
+export function tuningOf(network: NetworkConfig): RelayTuning {
+  const r = network.relay ?? {};
+  return {
+    replaceAfterMs: (r.replaceAfterSeconds ?? DEFAULT_REPLACE_AFTER_S) * 1000,
+    bumpPercent: BigInt(r.bumpPercent ?? DEFAULT_BUMP_PERCENT),
+    ...(r.maxFeePerGasGwei ? { maxFeePerGas: parseUnits(r.maxFeePerGasGwei, 9) } : {}),
+    feeLimitSun: r.feeLimitSun ?? DEFAULT_FEE_LIMIT_SUN,
+  };
+}
+
+export interface RelayerDeps {
+  networks: NetworkRegistry;
+  clients: ChainClients;
+  logger: Logger;
+  fork: () => EntityManager;
+}
+
+export class Relayer {
+  private readonly handlers = new Map<RelayKind, RelayHandler>();
+  private readonly wallets = new Map<string, Wallet>();
+
+  constructor(readonly deps: RelayerDeps) {}
+
+  /** Registers what a kind of call means (payout.relay.ts, batch.relay.ts, …). */
+  register(kind: RelayKind, handler: RelayHandler): void {
+    this.handlers.set(kind, handler);
+  }
+
+  handler(kind: RelayKind): RelayHandler {
+    const handler = this.handlers.get(kind);
+    if (!handler) throw new Error(`no relay handler registered for ${kind}`);
+    return handler;
+  }
+
+  network(id: string): NetworkConfig {
+    const network = this.deps.networks.get(id);
+    if (!network) throw new Error(`relay request for unknown network ${id}`);
+    return network;
+  }
+
+  /** The network's relayer wallet, or undefined when the network file gives it no key. */
+  wallet(network: NetworkConfig): Wallet | undefined {
+    if (!network.relayerPrivateKey) return undefined;
+    let wallet = this.wallets.get(network.id);
+    if (!wallet) {
+      wallet = new Wallet(network.relayerPrivateKey);
+      this.wallets.set(network.id, wallet);
+    }
+    return wallet;
+  }
+
+  /** The relayer address as the network spells it (`T…` on tron). */
+  displayAddress(network: NetworkConfig): string | undefined {
+    const wallet = this.wallet(network);
+    if (!wallet) return undefined;
+    return network.kind === 'tron' ? evmToTron(wallet.address) : wallet.address;
+  }
+
+  /** Runs the request's job again after a backoff (its attempts so far decide how long). */
+  async later(
+    em: EntityManager,
+    request: Pick<RelayRequest, 'id' | 'attempts'>,
+    delayMs?: number,
+  ): Promise<void> {
+    const wait = delayMs ?? Math.min(MAX_BACKOFF_MS, BASE_BACKOFF_MS * 2 ** Math.min(10, request.attempts));
+    await addJob(
+      em,
+      RELAY_TASK,
+      { id: request.id },
+      { jobKey: relayJobKey(request.id), runAt: new Date(Date.now() + wait) },
+    );
+  }
+
+  /** Runs the request's job now. */
+  async now(em: EntityManager, id: number): Promise<void> {
+    await addJob(em, RELAY_TASK, { id }, { jobKey: relayJobKey(id) });
+  }
+
+  /**
+   * Records that the wallet cannot pay for gas; logs only when an episode starts (whichever process
+   * sees it first), so a drained wallet is one warning, not one per attempt.
+   */
+  async outOfGas(network: NetworkConfig, address: string, detail: string): Promise<void> {
+    const rows = await this.deps.fork().execute<{ network: string }[]>(
+      `insert into relayer_wallets (network, address, next_nonce, out_of_gas_since, last_error, updated_at)
+       values (?, ?, 0, now(), ?, now())
+       on conflict (network, address) do update set out_of_gas_since = now(), last_error = excluded.last_error, updated_at = now()
+         where relayer_wallets.out_of_gas_since is null
+       returning network`,
+      [network.id, address, detail],
+    );
+    if (rows.length > 0)
+      this.deps.logger.warn('relayer wallet is out of gas; relays wait until it is funded', {
+        network: network.id,
+        wallet: address,
+        detail,
+      });
+  }
+
+  /** Ends an out-of-gas episode (logged once). */
+  async gasRestored(network: NetworkConfig, address: string): Promise<void> {
+    const rows = await this.deps.fork().execute<{ network: string }[]>(
+      `update relayer_wallets set out_of_gas_since = null, updated_at = now()
+        where network = ? and address = ? and out_of_gas_since is not null returning network`,
+      [network.id, address],
+    );
+    if (rows.length > 0)
+      this.deps.logger.info('relayer wallet can pay for gas again', { network: network.id, wallet: address });
+  }
+}
