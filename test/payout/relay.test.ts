@@ -1,7 +1,7 @@
 import { Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorker, type Worker } from '../../src/worker/runner.ts';
-import { type Body, type PayoutFixture, payoutFixture, signOrder } from './support.ts';
+import { type Body, type PayoutFixture, payoutFixture, signOrder, until } from './support.ts';
 
 /**
  * Payouts relayed by the service's own relayer, end to end in one process: authorize → the
@@ -27,15 +27,6 @@ afterAll(async () => {
   await worker?.stop();
   await f?.close();
 });
-
-export async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > end) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 async function authorized(amount: string) {
   const recipient = Wallet.createRandom().address;

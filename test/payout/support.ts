@@ -41,7 +41,11 @@ export interface PayoutFixture {
 }
 
 export async function payoutFixture(
-  options: { env?: Record<string, string>; confirmations?: { below?: string; blocks: number }[] } = {},
+  options: {
+    env?: Record<string, string>;
+    confirmations?: { below?: string; blocks: number }[];
+    relay?: Record<string, unknown>;
+  } = {},
 ): Promise<PayoutFixture> {
   const node = await workerAnvil();
   const provider = new JsonRpcProvider(node.rpcUrl, node.chainId, { staticNetwork: true, cacheTimeout: -1 });
@@ -73,6 +77,7 @@ export async function payoutFixture(
           multicall3: contracts.multicall3,
         },
         relayerPrivateKey: relayer.privateKey,
+        relay: options.relay ?? {},
         pollIntervalMs: 50,
       },
       // A network without routers.
@@ -174,4 +179,14 @@ export function batchFollower(f: PayoutFixture, now?: () => Date) {
     logger: app.logger,
   });
   return { tick: () => follower.tick() };
+}
+
+/** Polls `read` until `done` holds or `ms` pass; returns the last value (the caller asserts on it). */
+export async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 30_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > end) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
 import { merchantScope, requireOperator } from '../../graphql/guards.ts';
 import { pageRef } from '../../graphql/pagination.ts';
+import { RelayRequestRef } from '../../relay/relay.graphql.ts';
+import { relayOf } from '../../relay/relay.status.ts';
 import { authorizePayout } from './payout.authorize.ts';
 import { PAYOUT_STATUSES, type Payout } from './payout.entity.ts';
 import { orderTypedData } from './payout.order.ts';
@@ -48,6 +50,12 @@ export const PayoutRef = builder.objectRef<Payout>('Payout').implement({
     relayNote: t.exposeString('relayNote', {
       nullable: true,
       description: 'Why the relay is waiting or retrying (e.g. the relayer wallet is out of gas).',
+    }),
+    relays: t.field({
+      type: [RelayRequestRef],
+      description:
+        'Its relay requests (a batch item: the batch’s submissions) with every transaction and replacement.',
+      resolve: (p, _, ctx) => relayOf(ctx.em.fork(), p.batchId ? { batchId: p.batchId } : { id: p.id }),
     }),
     typedData: t.field({
       type: 'JSON',

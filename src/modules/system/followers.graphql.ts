@@ -9,7 +9,7 @@ const StreamStatusRef = builder.objectRef<StreamStatus>('FollowerStream').implem
   fields: (t) => ({
     network: t.exposeString('network'),
     stream: t.exposeString('stream', {
-      description: 'The consumer: `sessions`, and later deposits and relays.',
+      description: 'The consumer: `sessions`, `payouts`, `batches` or `relays`.',
     }),
     owner: t.exposeString('owner', {
       nullable: true,

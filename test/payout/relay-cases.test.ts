@@ -1,0 +1,177 @@
+import { parseEther, Wallet } from 'ethers';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { contractAt } from '../../src/chains/contracts.ts';
+import { startWorker, type Worker } from '../../src/worker/runner.ts';
+import { type Body, type PayoutFixture, payoutFixture, signOrder, until } from './support.ts';
+
+/**
+ * The relayer's hard cases on a live worker: the hot wallet out of gas then funded, a stuck
+ * transaction replaced with higher fees, a nonce taken by a transaction sent from the hot wallet
+ * outside the service, and a relay that reverts on chain (nothing moves; the payout fails with the
+ * reason once its deadline is final). Blocks are mined by the test (`mining`), automine toggled.
+ */
+
+let f: PayoutFixture;
+let worker: Worker;
+let mining = true;
+let miner: ReturnType<typeof setInterval>;
+let token: string;
+
+beforeAll(async () => {
+  f = await payoutFixture({ relay: { replaceAfterSeconds: 2 } });
+  await f.approve('USDT');
+  token = await f.t.operatorToken();
+  worker = await startWorker(f.t.app, {
+    followers: { payoutStartBlock: f.startBlock, sessionStartBlock: f.startBlock, standbyRetryMs: 100 },
+  });
+  miner = setInterval(() => {
+    if (mining) void f.provider.send('anvil_mine', ['0x1']).catch(() => {});
+  }, 250);
+});
+afterAll(async () => {
+  clearInterval(miner);
+  await f?.provider.send('evm_setAutomine', [true]);
+  await worker?.stop();
+  await f?.close();
+});
+
+async function authorized(amount: string) {
+  const recipient = Wallet.createRandom().address;
+  const { body } = await f.call('/v1/payouts', { network: 'eth', token: 'USDT', amount, recipient });
+  const signature = await signOrder(f.payer, body.typed_data);
+  const auth = await f.call('/v1/payouts/authorize', { payout: body.payout, signature });
+  expect(auth.body.status).toBe('authorized');
+  return { id: body.payout as string, recipient, typedData: body.typed_data };
+}
+const status = async (id: string): Promise<Body> => (await f.call('/v1/payouts/status', { payout: id })).body;
+const settled = (s: Body) => s.status === 'completed' || s.status === 'failed';
+const relayTxs = (id: string) =>
+  f.t.app.fork().execute<{ hash: string; nonce: string; status: string; max_fee: string; kind: string }[]>(
+    `select t.hash, t.nonce, t.status, t.max_fee, t.kind from relay_transactions t
+         join relay_requests r on r.id = t.request_id where r.subject_id = ? order by t.id`,
+    [id],
+  );
+
+it('waits while the hot wallet is out of gas (logged once, shown to operators), then relays once funded', async () => {
+  const balance = await f.provider.getBalance(f.relayer.address);
+  const warn = vi.spyOn(f.t.app.services.relayer.deps.logger, 'warn');
+  await f.provider.send('anvil_setBalance', [f.relayer.address, '0x0']);
+  const order = await authorized('2');
+  const wallets = await until(
+    async () =>
+      (await f.t.graphql(token, '{ relayerWallets { network address outOfGasSince queued } }')).data,
+    (d: Body) => Boolean(d?.relayerWallets?.[0]?.outOfGasSince),
+  );
+  expect(wallets.relayerWallets[0]).toMatchObject({ network: 'eth', address: f.relayer.address, queued: 1 });
+  expect((await status(order.id)).status).toBe('authorized');
+  // Several attempts later, still one warning for the episode.
+  await until(
+    () =>
+      f.t.app
+        .fork()
+        .execute<{ attempts: number }[]>('select attempts from relay_requests where subject_id = ?', [
+          order.id,
+        ]),
+    (rows) => (rows[0]?.attempts ?? 0) >= 2,
+  );
+  expect(warn.mock.calls.filter(([m]) => String(m).includes('out of gas'))).toHaveLength(1);
+  warn.mockRestore();
+  await f.provider.send('anvil_setBalance', [f.relayer.address, `0x${balance.toString(16)}`]);
+  expect((await until(() => status(order.id), settled, 40_000)).status).toBe('completed');
+  const after = await f.t.graphql(token, '{ relayerWallets { outOfGasSince } }');
+  expect(after.data.relayerWallets[0].outOfGasSince).toBeNull();
+}, 60_000);
+
+it('replaces a stuck transaction with higher fees at the same nonce; the one mined is the outcome', async () => {
+  mining = false;
+  await f.provider.send('evm_setAutomine', [false]);
+  const order = await authorized('3');
+  const txs = await until(
+    () => relayTxs(order.id),
+    (t) => t.length >= 2,
+    20_000,
+  );
+  expect(txs.length).toBeGreaterThanOrEqual(2);
+  expect(new Set(txs.map((t) => t.nonce)).size).toBe(1);
+  expect(BigInt(txs[1]!.max_fee) * 100n).toBeGreaterThanOrEqual(BigInt(txs[0]!.max_fee) * 110n);
+  await f.provider.send('evm_setAutomine', [true]);
+  mining = true;
+  const done = await until(() => status(order.id), settled, 30_000);
+  expect(done.status).toBe('completed');
+  const final = await relayTxs(order.id);
+  expect(final.filter((t) => t.status === 'mined')).toHaveLength(1);
+  expect(final.find((t) => t.status === 'mined')!.hash).toBe(done.tx_hash);
+  expect(await f.balance('USDT', order.recipient)).toBe(3_000_000n);
+}, 60_000);
+
+it('recovers when a transaction sent from the hot wallet outside the service takes a relay’s nonce', async () => {
+  mining = false;
+  await f.provider.send('evm_setAutomine', [false]);
+  const order = await authorized('4');
+  const [first] = await until(
+    () => relayTxs(order.id),
+    (t) => t.some((x) => x.status === 'sent'),
+    20_000,
+  );
+  // The operator (or a leaked key) sends from the hot wallet with the same nonce and a higher fee.
+  const outside = new Wallet(f.relayer.privateKey, f.provider);
+  const sent = await outside.sendTransaction({
+    to: outside.address,
+    value: 0n,
+    nonce: Number(first!.nonce),
+    maxFeePerGas: parseEther('0.0000002'),
+    maxPriorityFeePerGas: parseEther('0.0000001'),
+    gasLimit: 21_000n,
+  });
+  await f.provider.send('anvil_mine', ['0x1']);
+  expect((await f.provider.getTransactionReceipt(sent.hash))?.status).toBe(1);
+  await f.provider.send('evm_setAutomine', [true]);
+  mining = true;
+  const done = await until(() => status(order.id), settled, 40_000);
+  expect(done.status).toBe('completed');
+  expect(await f.balance('USDT', order.recipient)).toBe(4_000_000n);
+  const txs = await relayTxs(order.id);
+  expect(txs.some((t) => t.status === 'dropped' && t.nonce === first!.nonce)).toBe(true);
+  expect(txs.find((t) => t.status === 'mined')!.nonce).not.toBe(first!.nonce);
+}, 60_000);
+
+it('a relay reverted on chain moves nothing, and fails with the reason once the deadline is final', async () => {
+  mining = false;
+  await f.provider.send('evm_setAutomine', [false]);
+  const before = await f.balance('USDT', f.payer.address);
+  const order = await authorized('5');
+  await until(
+    () => relayTxs(order.id),
+    (t) => t.some((x) => x.status === 'sent'),
+    20_000,
+  );
+  // The payout wallet withdraws the router's allowance with a higher tip: mined first, the relay reverts.
+  const usdt = contractAt('TestToken', f.contracts.tokens.USDT!.address, f.payer);
+  const nonce = Number(
+    BigInt(await f.provider.send('eth_getTransactionCount', [f.payer.address, 'pending'])),
+  );
+  await usdt.getFunction('approve')(f.contracts.payoutRouter, 0n, {
+    nonce,
+    maxFeePerGas: parseEther('0.0000002'),
+    maxPriorityFeePerGas: parseEther('0.0000001'),
+  });
+  await f.provider.send('anvil_mine', ['0x1']);
+  await f.provider.send('evm_setAutomine', [true]);
+  mining = true;
+  const reverted = await until(
+    () => relayTxs(order.id),
+    (t) => t.some((x) => x.status === 'mined'),
+    20_000,
+  );
+  const minedHash = reverted.find((t) => t.status === 'mined')!.hash;
+  expect((await f.provider.getTransactionReceipt(minedHash))?.status).toBe(0);
+  expect((await status(order.id)).status).not.toBe('failed');
+  // Past the deadline, on a final block: failed with the reason, and nothing moved.
+  const head = (await f.provider.getBlock('latest'))!;
+  await f.provider.send('evm_increaseTime', [Number(order.typedData.message.deadline) - head.timestamp + 1]);
+  await f.provider.send('anvil_mine', ['0x50']);
+  const done = await until(() => status(order.id), settled, 30_000);
+  expect(done).toMatchObject({ status: 'failed', failure_reason: 'insufficient_allowance' });
+  expect(await f.balance('USDT', order.recipient)).toBe(0n);
+  expect(await f.balance('USDT', f.payer.address)).toBe(before);
+}, 60_000);
