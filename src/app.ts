@@ -13,6 +13,7 @@ import { Authenticator } from './modules/auth/authenticator.ts';
 import { NonceStore } from './modules/auth/nonce-store.ts';
 import { OperatorService } from './modules/auth/operator.service.ts';
 import { MerchantService } from './modules/merchant/merchant.service.ts';
+import { ApprovalService } from './modules/payout/approval.service.ts';
 import { batchRelayHandler } from './modules/payout/batch.relay.ts';
 import { BatchService } from './modules/payout/batch.service.ts';
 import { PayoutChains } from './modules/payout/payout.chain.ts';
@@ -91,6 +92,7 @@ export async function createApp(options: {
     payoutChains,
     payouts: new PayoutService({ chains: payoutChains }),
     batches: new BatchService({ chains: payoutChains }),
+    approvals: new ApprovalService({ chains: payoutChains, clients: chainClients }),
     relayer,
     sessions: new SessionService({ config, chains: sessionChains, merchants, sql }),
   };

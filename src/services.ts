@@ -6,6 +6,7 @@ import type { Logger } from './lib/logger.ts';
 import type { Authenticator } from './modules/auth/authenticator.ts';
 import type { OperatorService } from './modules/auth/operator.service.ts';
 import type { MerchantService } from './modules/merchant/merchant.service.ts';
+import type { ApprovalService } from './modules/payout/approval.service.ts';
 import type { BatchService } from './modules/payout/batch.service.ts';
 import type { PayoutChains } from './modules/payout/payout.chain.ts';
 import type { PayoutService } from './modules/payout/payout.service.ts';
@@ -33,6 +34,8 @@ export interface Services {
   payouts: PayoutService;
   /** Batch payouts: create, authorize, read. */
   batches: BatchService;
+  /** Approvals of the payout routers: build, broadcast, status. */
+  approvals: ApprovalService;
   /** The transaction submitter: relayer wallets and the handlers of what they relay. */
   relayer: Relayer;
   /** Publish/subscribe between processes (GraphQL subscriptions, cache invalidation). */

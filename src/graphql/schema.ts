@@ -7,6 +7,7 @@ import '../modules/webhook/webhook.graphql.ts';
 import '../modules/session/session.graphql.ts';
 import '../modules/payout/payout.graphql.ts';
 import '../modules/payout/batch.graphql.ts';
+import '../modules/payout/approval.graphql.ts';
 import '../relay/relay.graphql.ts';
 
 /** The assembled schema of every module. */

@@ -1,7 +1,8 @@
+import { approvalRoutes } from '../modules/payout/approval.rest.ts';
 import { batchRoutes } from '../modules/payout/batch.rest.ts';
 import { payoutRoutes } from '../modules/payout/payout.rest.ts';
 import { sessionRoutes } from '../modules/session/session.rest.ts';
 import type { RestRoute } from './route.ts';
 
 /** Every `/v1` route of every module: the declarative table the adapter and OpenAPI read. */
-export const routes: RestRoute[] = [...sessionRoutes, ...payoutRoutes, ...batchRoutes];
+export const routes: RestRoute[] = [...sessionRoutes, ...payoutRoutes, ...batchRoutes, ...approvalRoutes];
