@@ -42,7 +42,9 @@ export class RestAdapter {
 
   /** Runs the route's operation; resolves to the response body or throws an AppError. */
   async run(compiled: CompiledRoute, body: unknown, context: Context): Promise<unknown> {
-    const variableValues = compiled.takesInput ? { input: camelizeKeys(body ?? {}) } : {};
+    const variableValues = compiled.takesInput
+      ? { input: camelizeBody(body ?? {}, compiled.route.opaque) }
+      : {};
     const result = await execute({
       schema: this.schema,
       document: compiled.document,
@@ -68,6 +70,14 @@ export function dropNulls(value: unknown): unknown {
     );
   }
   return value;
+}
+
+/** The body in GraphQL spelling, with the route's opaque fields passed through as they came. */
+function camelizeBody(body: unknown, opaque: string[] | undefined): unknown {
+  if (!opaque?.length || !body || typeof body !== 'object' || Array.isArray(body)) return camelizeKeys(body);
+  return Object.fromEntries(
+    Object.entries(body).map(([k, v]) => [toCamel(k), opaque.includes(k) ? v : camelizeKeys(v)]),
+  );
 }
 
 /** Request bodies arrive in snake_case; GraphQL inputs are camelCase. Values are left untouched. */

@@ -17,6 +17,8 @@ export interface RestRoute {
   request?: z.ZodType;
   /** Response body exactly as sent (OpenAPI and response tests). */
   response: z.ZodType;
+  /** Body fields (REST spelling) whose values pass to GraphQL untouched, not camelCased (opaque JSON). */
+  opaque?: string[];
   /** HTTP statuses this route can answer with besides 200. */
   errors: number[];
   tags: string[];

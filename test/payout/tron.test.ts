@@ -16,7 +16,7 @@ import { batchConsumer } from '../../src/modules/payout/batch.consumer.ts';
 import { payoutConsumer } from '../../src/modules/payout/payout.consumer.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { fundedWallet, mine, TEST_SOLIDIFIED_LAG, type TronTestChain, tronChain } from '../tron/support.ts';
-import { type Body, signOrder } from './support.ts';
+import { type Body, signOrder, until } from './support.ts';
 
 /** Single payouts on `tron` through the Tron facade: the Tron payout wallet, T… addresses, solidified completion. */
 
@@ -201,5 +201,95 @@ describe('payouts on tron', () => {
     const done = await call('/v1/payouts/batch/status', { batch: body.batch });
     expect(done.body.status).toBe('completed');
     expect(await token.getFunction('balanceOf')(wallets[1]!.address)).toBe(2_500_000n);
+  });
+
+  it('approves through the approval endpoints: tx_id signed by the Tron payout wallet, both broadcast forms', async () => {
+    const approve = (amount: string) =>
+      call('/v1/payouts/approval', { network: 'tron', token: 'USDC', amount });
+    const { status, body } = await approve('40');
+    expect(status, JSON.stringify(body)).toBe(200);
+    expect(body).toMatchObject({
+      spender: evmToTron(contracts.payoutRouter),
+      source: evmToTron(payer.address),
+      amount: '40',
+    });
+    expect(body.wallet_action).toBeUndefined();
+    expect(Object.keys(body.transaction).sort()).toEqual([
+      'expiration',
+      'fee_limit',
+      'raw_transaction',
+      'tx_id',
+    ]);
+    const sig = (txId: string, key = payer) => key.signingKey.sign(`0x${txId}`).serialized;
+    // Another key: 403, unsent.
+    const stranger = Wallet.createRandom();
+    const wrong = await call('/v1/payouts/approval/broadcast', {
+      network: 'tron',
+      token: 'USDC',
+      amount: '40',
+      raw_transaction: body.transaction.raw_transaction,
+      signature: sig(body.transaction.tx_id, stranger as unknown as Wallet),
+    });
+    expect(wrong.status).toBe(403);
+    // Another amount than built: 400.
+    const other = await call('/v1/payouts/approval/broadcast', {
+      network: 'tron',
+      token: 'USDC',
+      amount: '41',
+      raw_transaction: body.transaction.raw_transaction,
+      signature: sig(body.transaction.tx_id),
+    });
+    expect(other.status).toBe(400);
+    const sent = await call('/v1/payouts/approval/broadcast', {
+      network: 'tron',
+      token: 'USDC',
+      amount: '40',
+      raw_transaction: body.transaction.raw_transaction,
+      signature: sig(body.transaction.tx_id).slice(2),
+    });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+    expect(sent.body.tx_hash).toBe(body.transaction.tx_id);
+    await mine(chain.provider, 1);
+    const state = await until(
+      async () =>
+        (
+          await call('/v1/payouts/approval/status', {
+            network: 'tron',
+            token: 'USDC',
+            tx_hash: sent.body.tx_hash,
+          })
+        ).body,
+      (b: Body) => b.status === 'confirmed',
+      10_000,
+    );
+    expect(state).toMatchObject({ status: 'confirmed', allowance: '40' });
+    // The whole signed transaction, as a Tron wallet returns it.
+    const again = await approve('55');
+    const whole = {
+      txID: again.body.transaction.tx_id,
+      raw_data_hex: again.body.transaction.raw_transaction,
+      signature: [sig(again.body.transaction.tx_id).slice(2)],
+    };
+    const sent2 = await call('/v1/payouts/approval/broadcast', {
+      network: 'tron',
+      token: 'USDC',
+      amount: '55',
+      signed_transaction: whole,
+    });
+    expect(sent2.status, JSON.stringify(sent2.body)).toBe(200);
+    await mine(chain.provider, 1);
+    const state2 = await until(
+      async () =>
+        (
+          await call('/v1/payouts/approval/status', {
+            network: 'tron',
+            token: 'USDC',
+            tx_hash: sent2.body.tx_hash,
+          })
+        ).body,
+      (b: Body) => b.status === 'confirmed',
+      10_000,
+    );
+    expect(state2.allowance).toBe('55');
   });
 });

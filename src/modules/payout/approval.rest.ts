@@ -40,6 +40,8 @@ export const approvalRoutes = defineRoutes([
       network token tx_hash: txHash } }`,
     request: broadcastApprovalRequest,
     response: broadcastResponse,
+    // A whole signed Tron transaction is the node's own JSON: its keys are not ours to respell.
+    opaque: ['signed_transaction'],
     errors: [400, 401, 403, 503],
     tags: ['payouts'],
   },
