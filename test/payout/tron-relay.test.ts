@@ -1,0 +1,116 @@
+import { MaxUint256, Wallet } from 'ethers';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { contractAt } from '../../src/chains/contracts.ts';
+import { networkFileSchema } from '../../src/chains/networks.ts';
+import { evmToTron } from '../../src/chains/tron/address.ts';
+import {
+  DEFAULT_DEV_TOKENS,
+  type DevContracts,
+  deployDevContracts,
+  fundPlayers,
+} from '../../src/devstack/deploy.ts';
+import { TRON_CHAIN_ID } from '../../src/devstack/tron-facade/index.ts';
+import { startWorker, type Worker } from '../../src/worker/runner.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
+import { fundedWallet, type TronTestChain, tronChain } from '../tron/support.ts';
+import { type Body, signOrder, until } from './support.ts';
+
+/**
+ * Payouts on `tron` relayed by the service: TriggerSmartContract built by the node, signed by the
+ * relayer hot wallet, stored before broadcast, completed at the solidified block — through the facade.
+ */
+
+let chain: TronTestChain;
+let t: TestApp;
+let contracts: DevContracts;
+let payer: Wallet;
+let relayer: Wallet;
+let merchant: { id: string; keyId: string; secret: string };
+let worker: Worker;
+let miner: ReturnType<typeof setInterval>;
+
+beforeAll(async () => {
+  chain = await tronChain();
+  const deployer = await fundedWallet(chain.provider);
+  contracts = await deployDevContracts(deployer, {
+    tokens: [...DEFAULT_DEV_TOKENS],
+    feeWallet: deployer.address,
+  });
+  payer = await fundedWallet(chain.provider);
+  relayer = await fundedWallet(chain.provider);
+  await fundPlayers(deployer, contracts.tokens, [payer.address], '500');
+  const startBlock = await chain.provider.getBlockNumber();
+  const networks = networkFileSchema.parse({
+    networks: [
+      {
+        id: 'tron',
+        kind: 'tron',
+        chainId: TRON_CHAIN_ID,
+        rpcUrls: [chain.facade.url],
+        tokens: Object.values(contracts.tokens).map((x) => ({
+          symbol: x.symbol,
+          address: x.address,
+          decimals: x.decimals,
+        })),
+        contracts: { payoutRouter: contracts.payoutRouter, batchPayoutRouter: contracts.batchPayoutRouter },
+        relayerPrivateKey: relayer.privateKey,
+        pollIntervalMs: 100,
+      },
+    ],
+  });
+  t = await startTestApp({ networks });
+  merchant = await t.merchant('Tron relays');
+  await t.app.services.merchants.update(t.app.fork(), merchant.id, {
+    tronPayoutWallet: evmToTron(payer.address),
+    webhookUrl: 'http://127.0.0.1:9/hooks',
+  });
+  const token = contractAt('TestToken', contracts.tokens.USDT!.address, payer);
+  await (await token.getFunction('approve')(contracts.payoutRouter, MaxUint256)).wait();
+  worker = await startWorker(t.app, { followers: { payoutStartBlock: startBlock, standbyRetryMs: 100 } });
+  miner = setInterval(() => void chain.provider.send('anvil_mine', ['0x1']).catch(() => {}), 300);
+});
+afterAll(async () => {
+  clearInterval(miner);
+  await worker?.stop();
+  await t?.close();
+});
+
+const call = async (path: string, body: unknown) => {
+  const res = await t.signed(merchant, 'POST', path, body);
+  return { status: res.status, body: (await res.json()) as Body };
+};
+
+it('relays a tron payout from the relayer wallet to completed on the solidified block', async () => {
+  const recipient = Wallet.createRandom();
+  const { body } = await call('/v1/payouts', {
+    network: 'tron',
+    token: 'USDT',
+    amount: '9',
+    recipient: evmToTron(recipient.address),
+  });
+  const signature = await signOrder(payer, body.typed_data);
+  expect((await call('/v1/payouts/authorize', { payout: body.payout, signature })).body.status).toBe(
+    'authorized',
+  );
+  const done = await until(
+    async () => (await call('/v1/payouts/status', { payout: body.payout })).body,
+    (s: Body) => s.status === 'completed' || s.status === 'failed',
+    40_000,
+  );
+  expect(done.status).toBe('completed');
+  const token = contractAt('TestToken', contracts.tokens.USDT!.address, payer);
+  expect(await token.getFunction('balanceOf')(recipient.address)).toBe(9_000_000n);
+  const txs = await t.app
+    .fork()
+    .execute<{ hash: string; status: string; raw: string }[]>(
+      `select t.hash, t.status, t.raw from relay_transactions t join relay_requests r on r.id = t.request_id where r.subject_id = ?`,
+      [body.payout],
+    );
+  expect(txs).toHaveLength(1);
+  expect(txs[0]!.status).toBe('mined');
+  expect(txs[0]!.hash).toBe(done.tx_hash);
+  // On chain, the relay is the relayer's TriggerSmartContract of the router.
+  const network = t.app.services.payoutChains.network('tron');
+  const onChain = await t.app.services.chainClients.tronClient(network).getTransaction(done.tx_hash);
+  expect(onChain).toMatchObject({ owner: relayer.address, contract: contracts.payoutRouter });
+}, 60_000);
