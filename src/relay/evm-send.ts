@@ -4,6 +4,7 @@ import type { EvmClient } from '../chains/evm/index.ts';
 import { isRevert, RpcError } from '../chains/evm/rpc/errors.ts';
 import type { NetworkConfig } from '../chains/networks.ts';
 import { isAppError, unavailable } from '../errors.ts';
+import { faultPoint } from '../lib/fault.ts';
 import { abandon, markDone, recordSent, retryLater } from './outcomes.ts';
 import { RelayRequest, RelayTransaction } from './relay.entity.ts';
 import type { Relayer } from './relayer.ts';
@@ -180,6 +181,7 @@ export async function sendEvm(relayer: Relayer, network: NetworkConfig, id: numb
     );
     return saved;
   });
+  faultPoint('relay:after-sign');
   if (stored) await broadcastStored(relayer, network, client, stored);
 }
 
@@ -208,6 +210,7 @@ export async function broadcastStored(
       ]);
     return false;
   }
+  faultPoint('relay:after-broadcast');
   await recordSent(relayer, requestIdOf(stored), stored.id, stored.hash);
   return true;
 }

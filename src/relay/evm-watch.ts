@@ -27,6 +27,7 @@ interface Receipt {
 export async function watchEvm(relayer: Relayer, network: NetworkConfig): Promise<void> {
   const wallet = relayer.wallet(network);
   if (!wallet) return;
+  await kickStale(relayer, network);
   const client = relayer.deps.clients.evm(network);
   const em = relayer.deps.fork();
   const requests = await em.find(
@@ -69,6 +70,25 @@ export async function watchEvm(relayer: Relayer, network: NetworkConfig): Promis
       });
     }
   }
+}
+
+/** A queued request untouched this long has lost its job (its worker died holding it): queue it again. */
+const STALE_MS = 30_000;
+
+/**
+ * Re-adds the job of queued requests nobody has touched for a while. A job held by a killed worker
+ * stays locked for hours; adding the same job key again creates a fresh one, and `preserve_run_at`
+ * keeps a backoff that is still running.
+ */
+export async function kickStale(relayer: Relayer, network: NetworkConfig): Promise<void> {
+  await relayer.deps.fork().execute(
+    `select graphile_worker.add_job('relay_request', json_build_object('id', r.id),
+              job_key => 'relay_request:' || r.id, job_key_mode => 'preserve_run_at')
+       from relay_requests r
+      where r.network = ? and r.status = 'queued' and r.nonce is null
+        and r.updated_at < now() - make_interval(secs => ?)`,
+    [network.id, STALE_MS / 1000],
+  );
 }
 
 async function receiptsOf(client: EvmClient, hashes: string[]): Promise<Map<string, Receipt>> {

@@ -4,6 +4,7 @@ import type { NetworkConfig } from '../chains/networks.ts';
 import { signedFromParts } from '../chains/tron/broadcast.ts';
 import { callConstant } from '../chains/tron/trc20.ts';
 import { isAppError } from '../errors.ts';
+import { kickStale } from './evm-watch.ts';
 import { abandon, markDone, recordSent, retryLater } from './outcomes.ts';
 import { RelayRequest, RelayTransaction } from './relay.entity.ts';
 import { type Relayer, tuningOf } from './relayer.ts';
@@ -117,6 +118,7 @@ async function broadcastTron(
 
 /** After each tick: mined relays settle, expired ones not on chain are dropped and rebuilt. */
 export async function watchTron(relayer: Relayer, network: NetworkConfig): Promise<void> {
+  await kickStale(relayer, network);
   const em = relayer.deps.fork();
   const tron = relayer.deps.clients.tronClient(network);
   const requests = await em.find(
