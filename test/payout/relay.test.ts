@@ -1,5 +1,6 @@
 import { Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contractAt } from '../../src/chains/contracts.ts';
 import { startWorker, type Worker } from '../../src/worker/runner.ts';
 import { type Body, type PayoutFixture, payoutFixture, signOrder, until } from './support.ts';
 
@@ -84,4 +85,37 @@ describe('the relayer', () => {
       );
     expect(new Set(nonces.map((n) => n.nonce)).size).toBe(nonces.length);
   });
+
+  it('relays a batch: items paid once across resubmissions, a refused recipient paid after it is unblocked', async () => {
+    await f.approve('USDT', undefined, f.contracts.batchPayoutRouter);
+    const recipients = Array.from({ length: 3 }, () => Wallet.createRandom().address);
+    const usdt = contractAt('TetherToken', f.contracts.tokens.USDT!.address, f.deployer);
+    await (await usdt.getFunction('addBlackList')(recipients[2])).wait();
+    const { body } = await f.call('/v1/payouts/batch', {
+      network: 'eth',
+      token: 'USDT',
+      items: recipients.map((recipient, i) => ({ recipient, amount: `${i + 1}` })),
+    });
+    const signature = await signOrder(f.payer, body.typed_data);
+    await f.call('/v1/payouts/batch/authorize', { batch: body.batch, signature });
+    const batchStatus = async () => (await f.call('/v1/payouts/batch/status', { batch: body.batch })).body;
+    const partial = await until(
+      batchStatus,
+      (b: Body) => b.items[0].status === 'completed' && b.items[1].status === 'completed',
+    );
+    expect(partial.status).toBe('processing');
+    expect(partial.items[2].status).not.toBe('completed');
+    await (await usdt.getFunction('removeBlackList')(recipients[2])).wait();
+    const done = await until(batchStatus, (b: Body) => b.status === 'completed', 40_000);
+    expect(done.status).toBe('completed');
+    for (const [i, r] of recipients.entries())
+      expect(await f.balance('USDT', r)).toBe(BigInt(i + 1) * 1_000_000n);
+    const submissions = await f.t.app
+      .fork()
+      .execute<{ subject_id: string }[]>(
+        `select subject_id from relay_requests where subject_id like ? order by id`,
+        [`${body.batch}#%`],
+      );
+    expect(submissions.length).toBeGreaterThanOrEqual(2);
+  }, 60_000);
 });

@@ -23,8 +23,8 @@ export const BATCH_EXECUTED_TOPIC = BATCH_ROUTER.getEvent('BatchExecuted')!.topi
 
 /** graphile-worker task that queues the next submission of a batch (daemons/batch-resubmit.ts). */
 export const RESUBMIT_TASK = 'batch_resubmit';
-/** Delay before resubmission `n` (n ≥ 2): 15 s, 30 s, 1 min … capped at 5 min. */
-export const resubmitDelayMs = (n: number) => Math.min(15_000 * 2 ** Math.max(0, n - 2), 5 * 60_000);
+/** Delay before resubmission `n` (n ≥ 2): 5 s, 10 s, 20 s … capped at 5 min. */
+export const resubmitDelayMs = (n: number) => Math.min(5_000 * 2 ** Math.max(0, n - 2), 5 * 60_000);
 
 interface ItemEvent {
   kind: 'paid' | 'failed' | 'executed';
