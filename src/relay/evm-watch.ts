@@ -143,8 +143,10 @@ async function onMined(
     });
   }
   if (request.status === 'abandoned' || tx.kind === 'filler') {
-    // The nonce is consumed: nothing left to fill.
+    // The nonce is consumed: nothing left to fill. A filler of a request whose call was no longer
+    // wanted (done elsewhere) finishes it.
     await relayer.deps.fork().nativeUpdate(RelayRequest, { id: request.id }, { nonce: null });
+    if (request.status !== 'abandoned') await markDone(relayer, request.id);
     return;
   }
   if (!receipt.success && fresh) {
@@ -217,14 +219,25 @@ async function keepGoing(
     await relayer.deps.fork().nativeUpdate(RelayRequest, { id: request.id }, { status: 'submitted' });
   }
   const age = Date.now() - (last.sentAt ?? last.createdAt).getTime();
-  const wantFiller = request.status === 'abandoned' && last.kind !== 'filler';
-  if (wantFiller || (last.status === 'sent' && age > tuning.replaceAfterMs)) {
-    await replace(relayer, network, client, request, last, tuning, wantFiller);
+  const stuck = last.status === 'sent' && age > tuning.replaceAfterMs;
+  const orphan = last.status === 'signed' && age >= ORPHAN_MS;
+  const forgotten =
+    !stuck &&
+    !orphan &&
+    last.status === 'sent' &&
+    (await client.transport.request('eth_getTransactionByHash', [last.hash])) === null;
+  if (!stuck && !orphan && !forgotten && !(request.status === 'abandoned' && last.kind !== 'filler')) return;
+  // Before sending anything again: is the call still wanted? (The order may have executed through
+  // another transaction; then only the nonce is left to fill, with a cheap self-transfer.)
+  const filler =
+    last.kind === 'filler' ||
+    request.status === 'abandoned' ||
+    (await relayer.handler(request.kind).check(request)) === 'done';
+  if (stuck || (filler && last.kind !== 'filler')) {
+    await replace(relayer, network, client, request, last, tuning, filler);
     return;
   }
-  if (last.status === 'signed' && age < ORPHAN_MS) return;
-  const known = await client.transport.request('eth_getTransactionByHash', [last.hash]);
-  if (last.status === 'signed' || known === null) await broadcastStored(relayer, network, client, last);
+  await broadcastStored(relayer, network, client, last);
 }
 
 /** Signs and sends a replacement of `last` at the same nonce with bumped fees (or a filler). */
