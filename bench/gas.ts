@@ -117,6 +117,44 @@ export async function measureGas(rpcUrl: string, chainId: number): Promise<GasRe
     rows.push({ label, gas: r.gasUsed, note: 'whole transaction' });
   }
 
+  // The Permit2-style baseline: the same transfer through a port of Uniswap Permit2's
+  // SignatureTransfer.permitTransferFrom, under the same conditions (fresh recipient; first nonce of a
+  // bitmap word, then a nonce in a word already in use; the relayer sends).
+  const permit2 = await deployContract(deployer, 'Permit2SignatureTransfer');
+  await receiptOf(asMerchant.getFunction('approve')(permit2.address, 2n ** 255n));
+  for (const [nonce, label] of [
+    [256n, 'Permit2 permitTransferFrom, fresh recipient, first nonce of its bitmap word'],
+    [257n, 'Permit2 permitTransferFrom, fresh recipient, nonce word already in use'],
+  ] as const) {
+    const deadline = BigInt((await now()) + 1800);
+    const permit = { permitted: { token: token.address, amount: AMOUNT }, nonce, deadline };
+    const signature = await merchant.signTypedData(
+      { name: 'Permit2', chainId, verifyingContract: permit2.address },
+      {
+        PermitTransferFrom: [
+          { name: 'permitted', type: 'TokenPermissions' },
+          { name: 'spender', type: 'address' },
+          { name: 'nonce', type: 'uint256' },
+          { name: 'deadline', type: 'uint256' },
+        ],
+        TokenPermissions: [
+          { name: 'token', type: 'address' },
+          { name: 'amount', type: 'uint256' },
+        ],
+      },
+      { ...permit, spender: relayer.address },
+    );
+    const r = await receiptOf(
+      (permit2.contract.connect(relayer) as Contract).getFunction('permitTransferFrom')(
+        permit,
+        { to: freshRecipients(1)[0]!, requestedAmount: AMOUNT },
+        merchant.address,
+        signature,
+      ),
+    );
+    rows.push({ label, gas: r.gasUsed, note: 'whole transaction' });
+  }
+
   // Batch of one, for the marginal per-item cost of the big batch.
   const signBatch = async (recipients: string[], nonce: bigint) => {
     const td = buildBatchTypedData({
@@ -233,7 +271,29 @@ export async function measureGas(rpcUrl: string, chainId: number): Promise<GasRe
   });
 
   const ratio = (a: bigint, b: bigint) => Number((a * 10_000n) / b) / 10_000;
+  const gasOf = (label: string) => rows.find((r) => r.label === label)!.gas;
+  const singleCold = gasOf('PayoutRouter.execute, fresh recipient, first nonce of its bitmap word');
+  const singleWarm = gasOf('PayoutRouter.execute, fresh recipient, nonce word already in use');
+  const permitCold = gasOf('Permit2 permitTransferFrom, fresh recipient, first nonce of its bitmap word');
+  const permitWarm = gasOf('Permit2 permitTransferFrom, fresh recipient, nonce word already in use');
+  const target = (value: number) =>
+    `${value.toFixed(3)} (target ≤ 1.10: ${value <= 1.1 ? 'met' : 'NOT met'})`;
   const ratios: GasRow[] = [
+    {
+      label: 'single payout / Permit2 permitTransferFrom, first nonce of a word',
+      gas: singleCold,
+      note: target(ratio(singleCold, permitCold)),
+    },
+    {
+      label: 'single payout / Permit2 permitTransferFrom, word in use',
+      gas: singleWarm,
+      note: target(ratio(singleWarm, permitWarm)),
+    },
+    {
+      label: 'single payout (word in use) / plain transferFrom per transaction',
+      gas: singleWarm,
+      note: ratio(singleWarm, plainPerTx).toFixed(3),
+    },
     {
       label: 'batch per item / plain transferFrom per transaction',
       gas: batchPerItem,

@@ -24,7 +24,9 @@ export type ContractName =
   | 'ForwarderFactory'
   | 'DepositForwarder'
   /** Test-only token with misbehaving transfers (returns false, reverts empty, re-enters). */
-  | 'QuirkyToken';
+  | 'QuirkyToken'
+  /** Benchmark baseline: a port of Uniswap Permit2's SignatureTransfer (bench/gas.ts). */
+  | 'Permit2SignatureTransfer';
 
 /** Shape of an artifact file. */
 export interface ContractArtifact {

@@ -1,0 +1,224 @@
+/**
+ * Payout relaying throughput, on a fresh anvil mining a block every second, an embedded PostgreSQL and
+ * two real `npm run worker` processes (src/worker-main.ts):
+ *
+ *   npx tsx bench/payouts.ts [--payouts 200]
+ *
+ * 1. The ceiling of the same node, measured first in the same run: raw signed transfers per second
+ *    from one wallet (all signed up front, sent at once, until the last is mined).
+ * 2. Payouts from authorize to `completed` per second: `--payouts` payouts created and authorized
+ *    through the service, relayed by the two workers, completed at depth 1 block.
+ * Prints both and their ratio. Gas per payout against plain transfers and Permit2 is bench/gas.ts.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { JsonRpcProvider, MaxUint256, parseEther, Wallet } from 'ethers';
+import { createApp } from '../src/app.ts';
+import { startAnvil } from '../src/chains/anvil.ts';
+import { contractAt } from '../src/chains/contracts.ts';
+import { networkFileSchema } from '../src/chains/networks.ts';
+import { loadConfig } from '../src/config.ts';
+import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { DEFAULT_DEV_TOKENS, deployDevContracts } from '../src/devstack/deploy.ts';
+import { createLogger } from '../src/lib/logger.ts';
+import { authorizePayout } from '../src/modules/payout/payout.authorize.ts';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const rate = (n: number, ms: number) => (n / (ms / 1000)).toFixed(1);
+
+export async function main(argv = process.argv.slice(2)) {
+  const { values } = parseArgs({ args: argv, options: { payouts: { type: 'string' } } });
+  const count = Number(values.payouts ?? 200);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-payouts-'));
+  const db = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), persistent: false });
+  const anvil = await startAnvil({ chainId: 31337, blockTime: 1 });
+  const provider = new JsonRpcProvider(anvil.rpcUrl, 31337, { staticNetwork: true, cacheTimeout: -1 });
+  const workers = new Set<ChildProcess>();
+  try {
+    const rich = async () => {
+      const w = new Wallet(Wallet.createRandom().privateKey, provider);
+      await provider.send('anvil_setBalance', [w.address, `0x${parseEther('1000').toString(16)}`]);
+      return w;
+    };
+    const deployer = await rich();
+    const contracts = await deployDevContracts(deployer, {
+      tokens: [...DEFAULT_DEV_TOKENS],
+      feeWallet: deployer.address,
+    });
+    const payer = await rich();
+    const relayer = await rich();
+    const usdt = contracts.tokens.USDT!;
+    await (
+      await contractAt('TestToken', usdt.address, deployer).getFunction('mint')(payer.address, 10n ** 15n)
+    ).wait();
+    await (
+      await contractAt('TestToken', usdt.address, payer).getFunction('approve')(
+        contracts.payoutRouter,
+        MaxUint256,
+      )
+    ).wait();
+
+    // 1. The node's ceiling: one wallet's raw signed transfers.
+    const sender = await rich();
+    const start = Number(BigInt(await provider.send('eth_getTransactionCount', [sender.address, 'pending'])));
+    const feeData = await provider.getFeeData();
+    const raws = await Promise.all(
+      Array.from({ length: count }, (_, i) =>
+        sender.signTransaction({
+          to: Wallet.createRandom().address,
+          value: 1n,
+          nonce: start + i,
+          gasLimit: 21_000n,
+          chainId: 31337n,
+          maxFeePerGas: (feeData.maxFeePerGas ?? 10n ** 10n) * 2n,
+          maxPriorityFeePerGas: feeData.maxPriorityFeePerGas ?? 10n ** 9n,
+          type: 2,
+        }),
+      ),
+    );
+    const t0 = performance.now();
+    await Promise.all(raws.map((raw) => provider.send('eth_sendRawTransaction', [raw])));
+    while (
+      Number(BigInt(await provider.send('eth_getTransactionCount', [sender.address, 'latest']))) <
+      start + count
+    )
+      await new Promise((r) => setTimeout(r, 50));
+    const ceilingMs = performance.now() - t0;
+
+    // 2. Payouts through the service.
+    const url = await db.createDatabase('bench');
+    await migrate(url);
+    const networks = networkFileSchema.parse({
+      networks: [
+        {
+          id: 'eth',
+          kind: 'evm',
+          chainId: 31337,
+          rpcUrls: [anvil.rpcUrl],
+          confirmations: [{ blocks: 1 }],
+          tokens: Object.values(contracts.tokens).map((t) => ({
+            symbol: t.symbol,
+            address: t.address,
+            decimals: t.decimals,
+          })),
+          contracts: {
+            payoutRouter: contracts.payoutRouter,
+            batchPayoutRouter: contracts.batchPayoutRouter,
+            multicall3: contracts.multicall3,
+          },
+          relayerPrivateKey: relayer.privateKey,
+          pollIntervalMs: 200,
+        },
+      ],
+    });
+    const networksFile = path.join(dir, 'networks.json');
+    writeFileSync(networksFile, JSON.stringify(networks));
+    const secretsKey = randomBytes(32).toString('hex');
+    const config = loadConfig({
+      NODE_ENV: 'production',
+      DATABASE_URL: url,
+      NETWORKS_FILE: networksFile,
+      SECRETS_KEY: secretsKey,
+      RUN_WORKER: 'false',
+      LOG_LEVEL: 'error',
+    });
+    const app = await createApp({ config, networks, logger: createLogger('error') });
+    const em = app.fork();
+    const merchant = await app.services.merchants.create(em, { name: 'Bench' });
+    await app.services.merchants.setSettlementWallet(em, merchant.id, 'eth', payer.address);
+    const env = {
+      ...process.env,
+      DATABASE_URL: url,
+      NETWORKS_FILE: networksFile,
+      SECRETS_KEY: secretsKey,
+      LOG_LEVEL: 'error',
+      WORKER_CONCURRENCY: '4',
+    };
+    const startWorker = async () => {
+      const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/worker-main.ts')], {
+        env: { ...env, LOG_LEVEL: 'info' },
+        cwd: root,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      workers.add(child);
+      await new Promise<void>((resolve, reject) => {
+        child.stderr!.on('data', (chunk: Buffer) => {
+          if (chunk.toString().includes('worker started')) resolve();
+        });
+        child.once('exit', (code) => reject(new Error(`worker exited with ${code}`)));
+      });
+    };
+    await Promise.all([startWorker(), startWorker()]);
+
+    const orders = [];
+    for (let i = 0; i < count; i++) {
+      const { payout, typedData } = await app.services.payouts.create(app.fork(), merchant.id, {
+        network: 'eth',
+        token: 'USDT',
+        amount: '1',
+        recipient: Wallet.createRandom().address,
+      });
+      const { EIP712Domain: _d, ...types } = typedData!.types;
+      orders.push({
+        id: payout.id,
+        signature: await payer.signTypedData(typedData!.domain, types, typedData!.message),
+      });
+    }
+    const t1 = performance.now();
+    await Promise.all(
+      orders.map((o) =>
+        authorizePayout(app.services.payouts, app.fork(), merchant.id, {
+          payout: o.id,
+          signature: o.signature,
+        }),
+      ),
+    );
+    for (;;) {
+      const [row] = await app
+        .fork()
+        .execute<{ done: number }[]>(
+          `select count(*)::int as done from payouts where status in ('completed', 'failed')`,
+        );
+      if ((row?.done ?? 0) >= count) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const payoutMs = performance.now() - t1;
+    const [failed] = await app
+      .fork()
+      .execute<{ n: number }[]>(`select count(*)::int as n from payouts where status = 'failed'`);
+    await app.close();
+
+    console.log(`payouts: ${count} through two worker processes, 1 s blocks, depth 1`);
+    console.log(
+      `  node ceiling (raw signed transfers, one wallet): ${rate(count, ceilingMs)} tx/s (${ceilingMs.toFixed(0)} ms)`,
+    );
+    console.log(
+      `  payouts authorize → completed:                  ${rate(count, payoutMs)} payouts/s (${payoutMs.toFixed(0)} ms; failed: ${failed?.n ?? 0})`,
+    );
+    console.log(`  ratio payouts / ceiling: ${(ceilingMs / payoutMs).toFixed(2)}`);
+  } finally {
+    for (const w of workers) w.kill('SIGTERM');
+    await Promise.all(
+      [...workers].map((w) => new Promise((r) => (w.exitCode !== null ? r(null) : w.once('exit', r)))),
+    );
+    provider.destroy();
+    await anvil.stop();
+    await db.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+  main()
+    .then(() => process.exit(0))
+    .catch((err) => {
+      console.error(err);
+      process.exit(1);
+    });
+}
