@@ -1,5 +1,5 @@
 import { Wallet } from 'ethers';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { spawnWorker, type WorkerProcess } from '../followers/processes.ts';
 import { type PayoutFixture, payoutFixture, signOrder, until } from './support.ts';
 
@@ -19,6 +19,10 @@ beforeAll(async () => {
   f = await payoutFixture({ env: { WORKER_CONCURRENCY: '2' } });
   await f.approve('USDT');
   miner = setInterval(() => void f.provider.send('anvil_mine', ['0x1']).catch(() => {}), 300);
+});
+// A test that fails midway must not leave its workers running into the next one.
+afterEach(async () => {
+  await Promise.all([...workers].map((w) => w.kill('SIGTERM')));
 });
 afterAll(async () => {
   clearInterval(miner);
@@ -68,11 +72,17 @@ const settled = (rows: { status: string }[], n: number) =>
 async function paidExactlyOnce(orders: { id: string; recipient: string; raw: bigint }[]) {
   const rows = await statuses(orders.map((o) => o.id));
   expect(rows.filter((r) => r.status !== 'completed')).toEqual([]);
-  const mined = await f.t.app.fork().execute<{ subject_id: string; n: number; nonce: string }[]>(
-    `select r.subject_id, count(*)::int as n, min(t.nonce)::text as nonce from relay_transactions t
-         join relay_requests r on r.id = t.request_id
-        where t.status = 'mined' and r.subject_id in (?) group by r.subject_id`,
-    [orders.map((o) => o.id)],
+  // A payout completes from the router's event; the relayer's watcher records its own transaction as
+  // mined on its next pass.
+  const mined = await until(
+    () =>
+      f.t.app.fork().execute<{ subject_id: string; n: number; nonce: string }[]>(
+        `select r.subject_id, count(*)::int as n, min(t.nonce)::text as nonce from relay_transactions t
+           join relay_requests r on r.id = t.request_id
+          where t.status = 'mined' and r.subject_id in (?) group by r.subject_id`,
+        [orders.map((o) => o.id)],
+      ),
+    (m) => m.length === orders.length,
   );
   expect(mined).toHaveLength(orders.length);
   expect(mined.every((m) => m.n === 1)).toBe(true);
