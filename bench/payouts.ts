@@ -64,12 +64,14 @@ export async function main(argv = process.argv.slice(2)) {
       )
     ).wait();
 
-    // 1. The node's ceiling: one wallet's raw signed transfers.
+    // 1. The node's ceiling: one wallet's raw signed transfers — enough of them to span several 1 s
+    // blocks, so the figure is a rate and not the luck of one block's timing.
+    const ceilingCount = Math.max(3000, count * 5);
     const sender = await rich();
     const start = Number(BigInt(await provider.send('eth_getTransactionCount', [sender.address, 'pending'])));
     const feeData = await provider.getFeeData();
     const raws = await Promise.all(
-      Array.from({ length: count }, (_, i) =>
+      Array.from({ length: ceilingCount }, (_, i) =>
         sender.signTransaction({
           to: Wallet.createRandom().address,
           value: 1n,
@@ -196,12 +198,13 @@ export async function main(argv = process.argv.slice(2)) {
 
     console.log(`payouts: ${count} through two worker processes, 1 s blocks, depth 1`);
     console.log(
-      `  node ceiling (raw signed transfers, one wallet): ${rate(count, ceilingMs)} tx/s (${ceilingMs.toFixed(0)} ms)`,
+      `  node ceiling (raw signed transfers, one wallet): ${rate(ceilingCount, ceilingMs)} tx/s (${ceilingCount} in ${ceilingMs.toFixed(0)} ms)`,
     );
     console.log(
       `  payouts authorize → completed:                  ${rate(count, payoutMs)} payouts/s (${payoutMs.toFixed(0)} ms; failed: ${failed?.n ?? 0})`,
     );
-    console.log(`  ratio payouts / ceiling: ${(ceilingMs / payoutMs).toFixed(2)}`);
+    const ratio = count / (payoutMs / 1000) / (ceilingCount / (ceilingMs / 1000));
+    console.log(`  ratio payouts / ceiling: ${ratio.toFixed(3)}`);
   } finally {
     for (const w of workers) w.kill('SIGTERM');
     await Promise.all(
