@@ -148,3 +148,39 @@ it('a worker SIGKILLed every 10 s while 100 payouts relay through two processes:
   expect(Date.now() - lastKill).toBeLessThan(60_000);
   await paidExactlyOnce(orders);
 }, 180_000);
+
+it('a worker killed between a batch relay and recording its items: every item settled once', async () => {
+  await f.approve('USDT', undefined, f.contracts.batchPayoutRouter);
+  const recipients = Array.from({ length: 5 }, () => Wallet.createRandom().address);
+  const { body } = await f.call('/v1/payouts/batch', {
+    network: 'eth',
+    token: 'USDT',
+    items: recipients.map((recipient, i) => ({ recipient, amount: `${i + 1}` })),
+  });
+  const signature = await signOrder(f.payer, body.typed_data);
+  const crashing = await worker({ FAULT_POINT: 'batch:before-record' });
+  await f.call('/v1/payouts/batch/authorize', { batch: body.batch, signature });
+  await crashing.exited; // relayed the batch, then died recording its items
+  const [relay] = await f.t.app
+    .fork()
+    .execute<{ status: string }[]>(`select status from relay_requests where subject_id = ?`, [
+      `${body.batch}#1`,
+    ]);
+  expect(relay?.status).not.toBe('queued');
+  await worker();
+  const done = await until(
+    async () => (await f.call('/v1/payouts/batch/status', { batch: body.batch })).body,
+    (b: { status: string }) => b.status === 'completed',
+    60_000,
+  );
+  expect(done.status).toBe('completed');
+  for (const [i, r] of recipients.entries())
+    expect(await f.balance('USDT', r)).toBe(BigInt(i + 1) * 1_000_000n);
+  const events = await f.t.app
+    .fork()
+    .execute<{ n: number }[]>(
+      `select count(*)::int as n from webhook_events where subject_id in (select id from payouts where batch_id = ?)`,
+      [body.batch],
+    );
+  expect(events[0]?.n).toBe(5);
+}, 120_000);

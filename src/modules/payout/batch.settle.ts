@@ -2,6 +2,7 @@ import { getAddress } from 'ethers';
 import type { EvmLog } from '../../chains/evm/index.ts';
 import type { NetworkConfig } from '../../chains/networks.ts';
 import type { EntityManager } from '../../db/orm.ts';
+import { faultPoint } from '../../lib/fault.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { addJob } from '../../worker/jobs.ts';
 import { BATCH_ROUTER } from './batch.authorize.ts';
@@ -70,6 +71,8 @@ export async function recordBatchEvents(
 ): Promise<void> {
   const events = logs.flatMap((log) => decode(log) ?? []);
   if (events.length === 0) return;
+  // A crash here (inside the follower's transaction) loses nothing: the block range is read again.
+  faultPoint('batch:before-record');
   const keys = [...new Set(events.map((e) => e.key))];
   const batches = await tx.find(PayoutBatch, { network: network.id, batchKey: { $in: keys } });
   if (batches.length === 0) return;
