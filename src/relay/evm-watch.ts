@@ -55,12 +55,13 @@ export async function watchEvm(relayer: Relayer, network: NetworkConfig): Promis
   if (!latestHex?.ok) return;
   const chainNonce = Number(BigInt(latestHex.result as string));
   const tuning = tuningOf(network);
+  const final = await finalizedBlock(client, network);
 
   for (const request of requests) {
     const mine = txs.filter((t) => Number(t.request.id) === request.id);
     const mined = mine.map((t) => ({ t, r: receipts.get(t.hash) })).find((x) => x.r);
     try {
-      if (mined) await onMined(relayer, network, client, request, mined.t, mined.r!);
+      if (mined) await onMined(relayer, network, client, request, mined.t, mined.r!, final);
       else if (chainNonce > Number(request.nonce)) await nonceTaken(relayer, request, mine);
       else await keepGoing(relayer, network, client, request, mine, tuning);
     } catch (error) {
@@ -118,6 +119,7 @@ async function onMined(
   request: RelayRequest,
   tx: RelayTransaction,
   receipt: Receipt,
+  final: number,
 ): Promise<void> {
   const handler = relayer.handler(request.kind);
   const fresh = request.status !== 'mined' || request.txHash !== tx.hash;
@@ -177,7 +179,20 @@ async function onMined(
     });
     return;
   }
-  if (receipt.success && (await handler.check(request)) === 'done') await markDone(relayer, request.id);
+  // Watched until its block is final: a reorganisation before that sends the same bytes again.
+  if (receipt.success && receipt.blockNumber <= final && (await handler.check(request)) === 'done')
+    await markDone(relayer, request.id);
+}
+
+/** The newest final block: the node's `finalized` tag where served, else `finalityDepth` behind the head. */
+async function finalizedBlock(client: EvmClient, network: NetworkConfig): Promise<number> {
+  const [finalized, latest] = await client.transport.batch([
+    { method: 'eth_getBlockByNumber', params: ['finalized', false] },
+    { method: 'eth_blockNumber', params: [] },
+  ]);
+  const tagged = finalized?.ok ? (finalized.result as { number?: string } | null)?.number : undefined;
+  if (tagged) return Number(BigInt(tagged));
+  return latest?.ok ? Number(BigInt(latest.result as string)) - network.finalityDepth : -1;
 }
 
 /**
@@ -214,9 +229,20 @@ async function keepGoing(
 ): Promise<void> {
   const last = mine.at(-1);
   if (!last) return;
-  if (request.status === 'mined') {
-    // Its block left the chain: waiting again.
-    await relayer.deps.fork().nativeUpdate(RelayRequest, { id: request.id }, { status: 'submitted' });
+  if (request.status === 'mined' || mine.some((t) => t.status === 'mined')) {
+    // Its block left the chain: waiting again, and the transaction is sent again below if the node
+    // no longer has it.
+    await relayer.deps.fork().transactional(async (em) => {
+      await em.nativeUpdate(
+        RelayTransaction,
+        { request: request.id, status: 'mined' },
+        { status: 'sent', minedBlock: null },
+      );
+      if (request.status === 'mined')
+        await em.nativeUpdate(RelayRequest, { id: request.id }, { status: 'submitted' });
+    });
+    for (const t of mine) if (t.status === 'mined') t.status = 'sent';
+    relayer.deps.logger.warn('a relay’s block left the chain; waiting for it again', { request: request.id });
   }
   const age = Date.now() - (last.sentAt ?? last.createdAt).getTime();
   const stuck = last.status === 'sent' && age > tuning.replaceAfterMs;

@@ -32,6 +32,26 @@ export async function requestRelay(em: EntityManager, input: RelayRequestInput):
 }
 
 /**
+ * Wants a finished request's call again: the execution it led to left the chain in a reorganisation
+ * (the follower noticed). A request still in progress is the watcher's already; a done one goes back to
+ * the queue for a fresh send (re-checked first, so an order executed meanwhile is not sent twice).
+ */
+export async function reviveRelay(
+  em: EntityManager,
+  subjects: { kind: RelayKind; subjectId: string }[],
+): Promise<void> {
+  for (const { kind, subjectId } of subjects) {
+    const rows = await em.execute<{ id: string }[]>(
+      `update relay_requests set status = 'queued', nonce = null, updated_at = now()
+        where kind = ? and subject_id = ? and status = 'done' returning id`,
+      [kind, subjectId],
+    );
+    for (const row of rows)
+      await addJob(em, RELAY_TASK, { id: Number(row.id) }, { jobKey: relayJobKey(row.id) });
+  }
+}
+
+/**
  * Inserts the request or finds the existing one. A concurrent insert of the same subject that commits
  * while this statement waits is invisible to its snapshot, so the caller asks once more.
  */

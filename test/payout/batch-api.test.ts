@@ -145,6 +145,20 @@ describe('batch create (4.17)', () => {
     expect(dup.body.error.message).toMatch(/items\[1\]\.external_id/);
   });
 
+  it('refuses at create a batch the network’s blocks cannot hold', async () => {
+    const block = await f.provider.getBlock('latest');
+    await f.provider.send('evm_setBlockGasLimit', ['0x989680']); // 10 M
+    await f.provider.send('anvil_mine', ['0x1']);
+    try {
+      const { status, body } = await create({ items: items(100, '0.01') });
+      expect(status).toBe(400);
+      expect(body.error.message).toMatch(/block gas limit/);
+    } finally {
+      await f.provider.send('evm_setBlockGasLimit', [`0x${block!.gasLimit.toString(16)}`]);
+      await f.provider.send('anvil_mine', ['0x1']);
+    }
+  });
+
   it.each([
     [{ items: [] }, 'validation', /at least one item/],
     [{ items: items(101) }, 'validation', /at most 100/],

@@ -135,6 +135,88 @@ it('recovers when a transaction sent from the hot wallet outside the service tak
   expect(txs.find((t) => t.status === 'mined')!.nonce).not.toBe(first!.nonce);
 }, 60_000);
 
+it('a relay whose block leaves the chain waits again and is sent again, paid once', async () => {
+  // No blocks but the relay's own (automine): it is mined, short of its depth of 2, when its block goes.
+  mining = false;
+  const snapshot = await f.provider.send('evm_snapshot', []);
+  const order = await authorized('6');
+  await until(
+    () => relayTxs(order.id),
+    (t) => t.some((x) => x.status === 'mined'),
+    20_000,
+  );
+  await until(
+    () => status(order.id),
+    (s) => s.status === 'submitted',
+  );
+  expect((await status(order.id)).status).toBe('submitted');
+  await f.provider.send('evm_revert', [snapshot]);
+  expect(await f.balance('USDT', order.recipient)).toBe(0n);
+  mining = true;
+  const done = await until(() => status(order.id), settled, 40_000);
+  expect(done.status).toBe('completed');
+  expect(await f.balance('USDT', order.recipient)).toBe(6_000_000n);
+  const txs = await relayTxs(order.id);
+  expect(txs).toHaveLength(1); // the same signed bytes, sent again
+  expect(txs[0]!.hash).toBe(done.tx_hash);
+}, 60_000);
+
+it('a lost relay whose order was executed by someone else is not sent again: its nonce is filled instead', async () => {
+  mining = false;
+  await f.provider.send('evm_setAutomine', [false]);
+  const order = await authorized('7');
+  const [sent] = await until(
+    () => relayTxs(order.id),
+    (t) => t.some((x) => x.status === 'sent'),
+    20_000,
+  );
+  // Anyone may relay the signed order (it is public once authorized). In one JSON-RPC batch, so the
+  // service's watcher cannot send its own again in between: the node loses the relay, the stranger's
+  // execution arrives, a block is mined.
+  const [row] = await f.t.app
+    .fork()
+    .execute<{ signature: string }[]>('select signature from payouts where id = ?', [order.id]);
+  const stranger = new Wallet(Wallet.createRandom().privateKey, f.provider);
+  await f.provider.send('anvil_setBalance', [stranger.address, '0xDE0B6B3A7640000']);
+  const m = order.typedData.message;
+  const router = contractAt('PayoutRouter', f.contracts.payoutRouter, stranger);
+  const theirs = await stranger.signTransaction(
+    await stranger.populateTransaction({
+      to: f.contracts.payoutRouter,
+      data: router.interface.encodeFunctionData('execute', [
+        [m.token, m.merchant, m.recipient, m.amount, m.nonce, m.deadline],
+        row!.signature,
+      ]),
+      gasLimit: 300_000n,
+    }),
+  );
+  const batch = await fetch(f.provider._getConnection().url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify([
+      { jsonrpc: '2.0', id: 1, method: 'anvil_dropTransaction', params: [sent!.hash] },
+      { jsonrpc: '2.0', id: 2, method: 'eth_sendRawTransaction', params: [theirs] },
+      { jsonrpc: '2.0', id: 3, method: 'anvil_mine', params: ['0x1'] },
+    ]),
+  });
+  const answers = (await batch.json()) as { id: number; result?: string; error?: unknown }[];
+  expect(answers.filter((a) => a.error)).toEqual([]);
+  const theirsHash = answers.find((a) => a.id === 2)!.result!;
+  expect((await f.provider.getTransactionReceipt(theirsHash))?.status).toBe(1);
+  await f.provider.send('evm_setAutomine', [true]);
+  mining = true;
+  const done = await until(() => status(order.id), settled, 40_000);
+  expect(done).toMatchObject({ status: 'completed', tx_hash: theirsHash.toLowerCase() });
+  const txs = await until(
+    () => relayTxs(order.id),
+    (t) => t.some((x) => x.kind === 'filler' && x.status === 'mined'),
+    20_000,
+  );
+  expect(txs.filter((t) => t.kind === 'call' && t.status === 'mined')).toEqual([]);
+  expect(txs.find((t) => t.kind === 'filler')!.nonce).toBe(sent!.nonce);
+  expect(await f.balance('USDT', order.recipient)).toBe(7_000_000n);
+}, 60_000);
+
 it('a relay reverted on chain moves nothing, and fails with the reason once the deadline is final', async () => {
   mining = false;
   await f.provider.send('evm_setAutomine', [false]);

@@ -25,7 +25,7 @@ export function payoutRelayHandler(deps: {
     async check(request) {
       const payout = await load(deps.fork(), request);
       if (!payout || payout.status === 'completed' || payout.status === 'failed') return 'done';
-      if (payout.executedBlock != null) return 'done';
+      // Not `executedBlock`: a recorded execution can still leave the chain. The router's state is the truth.
       const network = deps.chains.network(payout.network);
       const used = await deps.chains.nonceUsed(network, payout.router, payout.payer, BigInt(payout.nonce));
       return used ? 'done' : 'send';

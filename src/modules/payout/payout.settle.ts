@@ -4,6 +4,7 @@ import { confirmationsFor, type NetworkConfig } from '../../chains/networks.ts';
 import type { BlockHeader } from '../../chains/types.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import type { Logger } from '../../lib/logger.ts';
+import { reviveRelay } from '../../relay/request.ts';
 import { Payout } from './payout.entity.ts';
 import { type PayoutChange, payoutSnapshot, transitionPayouts } from './payout.transition.ts';
 
@@ -153,6 +154,15 @@ export async function forgetExecutions(
   const open = lost.filter((p) => p.status === 'submitted');
   for (const p of lost.filter((x) => x.status === 'completed'))
     logger.error('a completed payout’s execution left the chain', { payout: p.id, block: p.executedBlock });
+  // Their relays may have finished; whatever executed them is gone: relay again (re-checked first).
+  await reviveRelay(
+    tx,
+    open.map((p) =>
+      p.batchId
+        ? { kind: 'batch' as const, subjectId: `${p.batchId}#1` }
+        : { kind: 'payout' as const, subjectId: p.id },
+    ),
+  );
   await transitionPayouts(
     tx,
     open.map((p) => ({
