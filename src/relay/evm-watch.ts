@@ -45,14 +45,16 @@ export async function watchEvm(relayer: Relayer, network: NetworkConfig): Promis
     { request: { $in: requests.map((r) => r.id) }, status: { $ne: 'dropped' } },
     { orderBy: { id: 'asc' } },
   );
-  const receipts = await receiptsOf(
-    client,
-    txs.map((t) => t.hash),
-  );
+  // The chain's count first, the receipts after: a transaction counted there has its receipt here, so a
+  // nonce used by one of ours is never mistaken for one taken by a stranger.
   const [latestHex] = await client.transport.batch([
     { method: 'eth_getTransactionCount', params: [wallet.address, 'latest'] },
   ]);
   if (!latestHex?.ok) return;
+  const receipts = await receiptsOf(
+    client,
+    txs.map((t) => t.hash),
+  );
   const chainNonce = Number(BigInt(latestHex.result as string));
   const tuning = tuningOf(network);
   const final = await finalizedBlock(client, network);
@@ -62,7 +64,7 @@ export async function watchEvm(relayer: Relayer, network: NetworkConfig): Promis
     const mined = mine.map((t) => ({ t, r: receipts.get(t.hash) })).find((x) => x.r);
     try {
       if (mined) await onMined(relayer, network, client, request, mined.t, mined.r!, final);
-      else if (chainNonce > Number(request.nonce)) await nonceTaken(relayer, request, mine);
+      else if (chainNonce > Number(request.nonce)) await nonceTaken(relayer, client, request, mine);
       else await keepGoing(relayer, network, client, request, mine, tuning);
     } catch (error) {
       relayer.deps.logger.warn('relay watch failed for a request; next tick retries', {
@@ -200,7 +202,22 @@ async function finalizedBlock(client: EvmClient, network: NetworkConfig): Promis
  * service sent from the hot wallet. The request goes back to the queue for a fresh nonce (re-checked
  * and re-simulated, so nothing already done is sent again).
  */
-async function nonceTaken(relayer: Relayer, request: RelayRequest, mine: RelayTransaction[]): Promise<void> {
+async function nonceTaken(
+  relayer: Relayer,
+  client: EvmClient,
+  request: RelayRequest,
+  mine: RelayTransaction[],
+): Promise<void> {
+  // Once more, now: a receipt of ours that appeared since means the nonce is ours after all.
+  if (
+    (
+      await receiptsOf(
+        client,
+        mine.map((t) => t.hash),
+      )
+    ).size > 0
+  )
+    return;
   relayer.deps.logger.warn('a relay’s nonce was used by another transaction of the hot wallet; re-queued', {
     request: request.id,
     nonce: request.nonce,

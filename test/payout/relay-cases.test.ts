@@ -138,6 +138,7 @@ it('recovers when a transaction sent from the hot wallet outside the service tak
 it('a relay whose block leaves the chain waits again and is sent again, paid once', async () => {
   // No blocks but the relay's own (automine): it is mined, short of its depth of 2, when its block goes.
   mining = false;
+  await new Promise((resolve) => setTimeout(resolve, 500)); // a mine already sent lands first
   const snapshot = await f.provider.send('evm_snapshot', []);
   const order = await authorized('6');
   await until(
