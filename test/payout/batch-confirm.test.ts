@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contractAt } from '../../src/chains/contracts.ts';
 import { resubmitBatch } from '../../src/modules/payout/batch.authorize.ts';
 import { ethWallet } from '../session/support.ts';
-import { type Body, batchFollower, mine, type PayoutFixture, payoutFixture, signOrder } from './support.ts';
+import { type Body, mine, type PayoutFixture, payoutFixture, payoutFollower, signOrder } from './support.ts';
 
 /**
  * Batch items settled from the router's events, whoever relays the signed batch (here a stranger; the
@@ -13,11 +13,11 @@ import { type Body, batchFollower, mine, type PayoutFixture, payoutFixture, sign
  */
 
 let f: PayoutFixture;
-let follower: ReturnType<typeof batchFollower>;
+let follower: ReturnType<typeof payoutFollower>;
 beforeAll(async () => {
   f = await payoutFixture({ confirmations: [{ blocks: 2 }] });
   await f.approve('USDT', undefined, f.contracts.batchPayoutRouter);
-  follower = batchFollower(f);
+  follower = payoutFollower(f);
 });
 afterAll(() => f?.close());
 

@@ -128,27 +128,6 @@ export async function payoutFixture(
   };
 }
 
-/** The payout consumer on `eth` driven tick by tick (no leadership: the follower tests cover it). */
-export function payoutFollower(f: PayoutFixture, now?: () => Date) {
-  const app = f.t.app;
-  const network = app.services.payoutChains.network('eth');
-  const follower = createFollower({
-    network,
-    source: evmSource(app.services.chainClients.evm(network), network),
-    consumers: [
-      payoutConsumer(
-        { chains: app.services.payoutChains, logger: app.logger, startBlock: f.startBlock, now },
-        network,
-        f.contracts.payoutRouter,
-      ),
-    ],
-    fork: () => app.fork(),
-    fence: async () => {},
-    logger: app.logger,
-  });
-  return { tick: () => follower.tick() };
-}
-
 /** Signs a create response's typed_data with `wallet` (eth_signTypedData_v4 as a wallet would). */
 export async function signOrder(wallet: Pick<Wallet, 'signTypedData'>, typedData: Body): Promise<string> {
   const { EIP712Domain: _domain, ...types } = typedData.types;
@@ -159,8 +138,11 @@ export async function signOrder(wallet: Pick<Wallet, 'signTypedData'>, typedData
 export const mine = (provider: JsonRpcProvider, n = 1) =>
   provider.send('anvil_mine', [`0x${n.toString(16)}`]);
 
-/** The payouts and batch consumers on `eth` driven tick by tick. */
-export function batchFollower(f: PayoutFixture, now?: () => Date) {
+/**
+ * The payouts and batches consumers on `eth`, driven tick by tick (no leadership: the follower tests
+ * cover it); `now` is the wall clock of unsigned expiry.
+ */
+export function payoutFollower(f: PayoutFixture, now?: () => Date) {
   const app = f.t.app;
   const network = app.services.payoutChains.network('eth');
   const follower = createFollower({

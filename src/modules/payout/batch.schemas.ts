@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { httpUrl, positiveAmount, reference } from '../../lib/validation.ts';
 import { FAILURE_REASONS, PAYOUT_STATUSES } from './payout.entity.ts';
+import { walletSignature } from './payout.schemas.ts';
 
 /** Request and response schemas of the batch routes (sections 4.17-4.19), requests in camelCase. */
 
@@ -59,14 +60,12 @@ export type CreateBatchRequest = {
   items: { externalId?: string | null; recipient: string; amount: string }[];
 };
 
-const signature = z
-  .string()
-  .regex(/^(0x)?[0-9a-fA-F]{130}$/, 'must be a 65-byte signature: 0x followed by 130 hex characters');
-
 export const authorizeBatchRequest = z
   .object({
     batch: z.string().min(1).max(64),
-    signature: signature.describe('eth_signTypedData_v4 over the batch typed_data; v 0/1 is normalised.'),
+    signature: walletSignature.describe(
+      'eth_signTypedData_v4 over the batch typed_data; v 0/1 is normalised.',
+    ),
   })
   .meta({ examples: [{ batch: 'pb_2nZsXQ0lHc1b4u9mJkq2Aw', signature: `0x${'1b'.repeat(64)}1b` }] });
 export type AuthorizeBatchRequest = z.infer<typeof authorizeBatchRequest>;

@@ -42,14 +42,17 @@ export type CreatePayoutRequest = {
   callbackUrl?: string | null;
 };
 
-const signature = z
+/** A 65-byte EIP-712 signature in hex (section 8), as wallets return it. */
+export const walletSignature = z
   .string()
   .regex(/^(0x)?[0-9a-fA-F]{130}$/, 'must be a 65-byte signature: 0x followed by 130 hex characters');
 
 export const authorizePayoutRequest = z
   .object({
     payout: z.string().min(1).max(64),
-    signature: signature.describe('eth_signTypedData_v4 over the typed_data of create; v 0/1 is normalised.'),
+    signature: walletSignature.describe(
+      'eth_signTypedData_v4 over the typed_data of create; v 0/1 is normalised.',
+    ),
   })
   .meta({ examples: [{ payout: 'po_9fQ2m1cKx0aP3dZl8u4eVw', signature: `0x${'1b'.repeat(64)}1b` }] });
 export type AuthorizePayoutRequest = z.infer<typeof authorizePayoutRequest>;
