@@ -11,22 +11,15 @@
  * Gas per item next to plain transfers is bench/gas.ts.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { type Contract, JsonRpcProvider, MaxUint256, parseEther, Wallet } from 'ethers';
+import { type Contract, Wallet } from 'ethers';
 import { createApp } from '../src/app.ts';
-import { startAnvil } from '../src/chains/anvil.ts';
 import { contractAt } from '../src/chains/contracts.ts';
-import { networkFileSchema } from '../src/chains/networks.ts';
 import { typesForEthers } from '../src/chains/payout-typed-data.ts';
 import { loadConfig } from '../src/config.ts';
-import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
-import { migrate } from '../src/db/migrate.ts';
 import { createOrm } from '../src/db/orm.ts';
-import { DEFAULT_DEV_TOKENS, deployDevContracts } from '../src/devstack/deploy.ts';
 import { evmSource } from '../src/followers/evm-source.ts';
 import { createFollower } from '../src/followers/follower.ts';
 import { createLogger } from '../src/lib/logger.ts';
@@ -34,61 +27,14 @@ import { authorizeBatch } from '../src/modules/payout/batch.authorize.ts';
 import { batchConsumer } from '../src/modules/payout/batch.consumer.ts';
 import { startWorker } from '../src/worker/runner.ts';
 
+import { payoutStack } from './support.ts';
+
 export async function main(argv = process.argv.slice(2)) {
   const { values } = parseArgs({ args: argv, options: { items: { type: 'string' } } });
   const n = Number(values.items ?? 100);
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-batch-'));
-  const db = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), persistent: false });
-  const anvil = await startAnvil({ chainId: 31337, blockTime: 1 });
-  const provider = new JsonRpcProvider(anvil.rpcUrl, 31337, { staticNetwork: true, cacheTimeout: -1 });
+  const stack = await payoutStack('batch', 'batchPayoutRouter');
+  const { provider, contracts, payer, relayer, url, networks } = stack;
   try {
-    const rich = async () => {
-      const w = new Wallet(Wallet.createRandom().privateKey, provider);
-      await provider.send('anvil_setBalance', [w.address, `0x${parseEther('1000').toString(16)}`]);
-      return w;
-    };
-    const deployer = await rich();
-    const contracts = await deployDevContracts(deployer, {
-      tokens: [...DEFAULT_DEV_TOKENS],
-      feeWallet: deployer.address,
-    });
-    const payer = await rich();
-    const relayer = await rich();
-    const usdt = contracts.tokens.USDT!;
-    await (
-      await contractAt('TestToken', usdt.address, deployer).getFunction('mint')(payer.address, 10n ** 15n)
-    ).wait();
-    await (
-      await contractAt('TestToken', usdt.address, payer).getFunction('approve')(
-        contracts.batchPayoutRouter,
-        MaxUint256,
-      )
-    ).wait();
-    const url = await db.createDatabase('bench');
-    await migrate(url);
-    const networks = networkFileSchema.parse({
-      networks: [
-        {
-          id: 'eth',
-          kind: 'evm',
-          chainId: 31337,
-          rpcUrls: [anvil.rpcUrl],
-          confirmations: [{ blocks: 1 }],
-          tokens: Object.values(contracts.tokens).map((t) => ({
-            symbol: t.symbol,
-            address: t.address,
-            decimals: t.decimals,
-          })),
-          contracts: {
-            payoutRouter: contracts.payoutRouter,
-            batchPayoutRouter: contracts.batchPayoutRouter,
-            multicall3: contracts.multicall3,
-          },
-          relayerPrivateKey: relayer.privateKey,
-          pollIntervalMs: 200,
-        },
-      ],
-    });
     const config = loadConfig({
       NODE_ENV: 'production',
       DATABASE_URL: url,
@@ -174,10 +120,7 @@ export async function main(argv = process.argv.slice(2)) {
       `  settlement statements (record ${n} ItemPaid + complete ${n} items, follower bookkeeping included): ${statements} (${settled}); one per item would be ≥ ${2 * n}`,
     );
   } finally {
-    provider.destroy();
-    await anvil.stop();
-    await db.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await stack.stop();
   }
 }
 

@@ -12,58 +12,28 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { JsonRpcProvider, MaxUint256, parseEther, Wallet } from 'ethers';
+import { Wallet } from 'ethers';
 import { createApp } from '../src/app.ts';
-import { startAnvil } from '../src/chains/anvil.ts';
-import { contractAt } from '../src/chains/contracts.ts';
-import { networkFileSchema } from '../src/chains/networks.ts';
 import { loadConfig } from '../src/config.ts';
-import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
-import { migrate } from '../src/db/migrate.ts';
-import { DEFAULT_DEV_TOKENS, deployDevContracts } from '../src/devstack/deploy.ts';
 import { createLogger } from '../src/lib/logger.ts';
 import { authorizePayout } from '../src/modules/payout/payout.authorize.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const rate = (n: number, ms: number) => (n / (ms / 1000)).toFixed(1);
 
+import { payoutStack } from './support.ts';
+
 export async function main(argv = process.argv.slice(2)) {
   const { values } = parseArgs({ args: argv, options: { payouts: { type: 'string' } } });
   const count = Number(values.payouts ?? 200);
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-payouts-'));
-  const db = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), persistent: false });
-  const anvil = await startAnvil({ chainId: 31337, blockTime: 1 });
-  const provider = new JsonRpcProvider(anvil.rpcUrl, 31337, { staticNetwork: true, cacheTimeout: -1 });
+  const stack = await payoutStack('payouts', 'payoutRouter');
+  const { provider, payer, rich, url, networks, dir } = stack;
   const workers = new Set<ChildProcess>();
   try {
-    const rich = async () => {
-      const w = new Wallet(Wallet.createRandom().privateKey, provider);
-      await provider.send('anvil_setBalance', [w.address, `0x${parseEther('1000').toString(16)}`]);
-      return w;
-    };
-    const deployer = await rich();
-    const contracts = await deployDevContracts(deployer, {
-      tokens: [...DEFAULT_DEV_TOKENS],
-      feeWallet: deployer.address,
-    });
-    const payer = await rich();
-    const relayer = await rich();
-    const usdt = contracts.tokens.USDT!;
-    await (
-      await contractAt('TestToken', usdt.address, deployer).getFunction('mint')(payer.address, 10n ** 15n)
-    ).wait();
-    await (
-      await contractAt('TestToken', usdt.address, payer).getFunction('approve')(
-        contracts.payoutRouter,
-        MaxUint256,
-      )
-    ).wait();
-
     // 1. The node's ceiling: one wallet's raw signed transfers — enough of them to span several 1 s
     // blocks, so the figure is a rate and not the luck of one block's timing.
     const ceilingCount = Math.max(3000, count * 5);
@@ -94,31 +64,6 @@ export async function main(argv = process.argv.slice(2)) {
     const ceilingMs = performance.now() - t0;
 
     // 2. Payouts through the service.
-    const url = await db.createDatabase('bench');
-    await migrate(url);
-    const networks = networkFileSchema.parse({
-      networks: [
-        {
-          id: 'eth',
-          kind: 'evm',
-          chainId: 31337,
-          rpcUrls: [anvil.rpcUrl],
-          confirmations: [{ blocks: 1 }],
-          tokens: Object.values(contracts.tokens).map((t) => ({
-            symbol: t.symbol,
-            address: t.address,
-            decimals: t.decimals,
-          })),
-          contracts: {
-            payoutRouter: contracts.payoutRouter,
-            batchPayoutRouter: contracts.batchPayoutRouter,
-            multicall3: contracts.multicall3,
-          },
-          relayerPrivateKey: relayer.privateKey,
-          pollIntervalMs: 200,
-        },
-      ],
-    });
     const networksFile = path.join(dir, 'networks.json');
     writeFileSync(networksFile, JSON.stringify(networks));
     const secretsKey = randomBytes(32).toString('hex');
@@ -210,10 +155,7 @@ export async function main(argv = process.argv.slice(2)) {
     await Promise.all(
       [...workers].map((w) => new Promise((r) => (w.exitCode !== null ? r(null) : w.once('exit', r)))),
     );
-    provider.destroy();
-    await anvil.stop();
-    await db.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await stack.stop();
   }
 }
 

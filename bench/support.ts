@@ -1,7 +1,12 @@
-import { JsonRpcProvider, parseEther, Wallet } from 'ethers';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { JsonRpcProvider, MaxUint256, parseEther, Wallet } from 'ethers';
 import { startAnvil } from '../src/chains/anvil.ts';
 import { contractAt } from '../src/chains/contracts.ts';
 import { networkFileSchema } from '../src/chains/networks.ts';
+import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
+import { migrate } from '../src/db/migrate.ts';
 import { DEFAULT_DEV_TOKENS, deployDevContracts } from '../src/devstack/deploy.ts';
 
 /** The value below which a fraction `p` of the sorted samples fall (nearest rank); 0 for none. */
@@ -60,4 +65,68 @@ async function richWallet(provider: JsonRpcProvider): Promise<Wallet> {
   const wallet = new Wallet(Wallet.createRandom().privateKey, provider);
   await provider.send('anvil_setBalance', [wallet.address, `0x${parseEther('1000').toString(16)}`]);
   return wallet;
+}
+
+/**
+ * The payout benches' stack: an embedded PostgreSQL with a migrated `bench` database, a fresh anvil
+ * mining a block every second with the routers and test tokens deployed, a payout wallet (`payer`)
+ * holding USDT with `router` approved, a funded relayer, and the network file of it (depth 1).
+ */
+export async function payoutStack(name: string, router: 'payoutRouter' | 'batchPayoutRouter') {
+  const dir = mkdtempSync(path.join(os.tmpdir(), `bench-${name}-`));
+  const db = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), persistent: false });
+  const anvil = await startAnvil({ chainId: 31337, blockTime: 1 });
+  const provider = new JsonRpcProvider(anvil.rpcUrl, 31337, { staticNetwork: true, cacheTimeout: -1 });
+  const stop = async () => {
+    provider.destroy();
+    await anvil.stop();
+    await db.stop();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const rich = () => richWallet(provider);
+    const deployer = await rich();
+    const contracts = await deployDevContracts(deployer, {
+      tokens: [...DEFAULT_DEV_TOKENS],
+      feeWallet: deployer.address,
+    });
+    const payer = await rich();
+    const relayer = await rich();
+    const usdt = contracts.tokens.USDT!.address;
+    await (
+      await contractAt('TestToken', usdt, deployer).getFunction('mint')(payer.address, 10n ** 15n)
+    ).wait();
+    await (
+      await contractAt('TestToken', usdt, payer).getFunction('approve')(contracts[router], MaxUint256)
+    ).wait();
+    const url = await db.createDatabase('bench');
+    await migrate(url);
+    const networks = networkFileSchema.parse({
+      networks: [
+        {
+          id: 'eth',
+          kind: 'evm',
+          chainId: 31337,
+          rpcUrls: [anvil.rpcUrl],
+          confirmations: [{ blocks: 1 }],
+          tokens: Object.values(contracts.tokens).map((t) => ({
+            symbol: t.symbol,
+            address: t.address,
+            decimals: t.decimals,
+          })),
+          contracts: {
+            payoutRouter: contracts.payoutRouter,
+            batchPayoutRouter: contracts.batchPayoutRouter,
+            multicall3: contracts.multicall3,
+          },
+          relayerPrivateKey: relayer.privateKey,
+          pollIntervalMs: 200,
+        },
+      ],
+    });
+    return { dir, provider, contracts, payer, relayer, rich, url, networks, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
 }
