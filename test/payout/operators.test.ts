@@ -103,3 +103,47 @@ it('lists payouts with filters, shows one with its order, and pushes every chang
     amount: '1',
   });
 }, 90_000);
+
+it('pushes a batch as its items change, and shows it with its items', async () => {
+  await f.approve('USDT', undefined, f.contracts.batchPayoutRouter);
+  const { body } = await f.call('/v1/payouts/batch', {
+    network: 'eth',
+    token: 'USDT',
+    items: [1, 2].map(() => ({ recipient: Wallet.createRandom().address, amount: '1' })),
+  });
+  const client = createClient({
+    url: `${f.t.http.url.replace('http', 'ws')}/graphql`,
+    webSocketImpl: WebSocket,
+    connectionParams: { authorization: `Bearer ${token}` },
+  });
+  const seen: { status: string; items: { status: string }[] }[] = [];
+  const stop = client.subscribe<{ payoutBatchChanged: (typeof seen)[number] }>(
+    {
+      query: 'subscription ($id: ID!) { payoutBatchChanged(id: $id) { status items { status } } }',
+      variables: { id: body.batch },
+    },
+    { next: (v) => seen.push(v.data!.payoutBatchChanged), error: () => {}, complete: () => {} },
+  );
+  try {
+    await until(() => f.t.app.pubsub.subscribers(payoutChanged) === 1 && f.t.app.pubsub.listening);
+    // Another payout's change is not this batch's.
+    await create('1');
+    const signature = await signOrder(f.payer, body.typed_data);
+    await f.call('/v1/payouts/batch/authorize', { batch: body.batch, signature });
+    await until(() => seen.length >= 2);
+    expect(
+      seen.every((b) => b.status === 'authorized' && b.items.every((i) => i.status === 'authorized')),
+    ).toBe(true);
+  } finally {
+    stop();
+    await client.dispose();
+  }
+  const listed = await f.t.graphql(
+    token,
+    '{ payoutBatches(first: 5) { nodes { id batch { status total items { status } } } } }',
+  );
+  expect(listed.data.payoutBatches.nodes[0]).toMatchObject({
+    id: body.batch,
+    batch: { status: 'authorized', total: '2' },
+  });
+}, 60_000);
