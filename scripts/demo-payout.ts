@@ -113,8 +113,8 @@ const authorized = await call('/v1/payouts/authorize', { payout: created.payout,
 console.log(`authorized: ${authorized.status}`);
 for (let last = ''; ; await sleep(500)) {
   const status = await call('/v1/payouts/status', { payout: created.payout });
-  if (status.status !== last)
-    console.log(`  ${(last = status.status)}${status.tx_hash ? ` ${status.tx_hash}` : ''}`);
+  if (status.status !== last) console.log(`  ${status.status}${status.tx_hash ? ` ${status.tx_hash}` : ''}`);
+  last = status.status;
   if (status.status === 'completed') break;
   if (status.status === 'failed') throw new Error(`payout failed: ${status.failure_reason}`);
 }

@@ -12,6 +12,7 @@ import { createMetrics, type Metrics } from './metrics/metrics.ts';
 import { Authenticator } from './modules/auth/authenticator.ts';
 import { NonceStore } from './modules/auth/nonce-store.ts';
 import { OperatorService } from './modules/auth/operator.service.ts';
+import { BalanceService } from './modules/balance/balance.service.ts';
 import { MerchantService } from './modules/merchant/merchant.service.ts';
 import { ApprovalService } from './modules/payout/approval.service.ts';
 import { batchRelayHandler } from './modules/payout/batch.relay.ts';
@@ -94,6 +95,7 @@ export async function createApp(options: {
     batches: new BatchService({ chains: payoutChains }),
     approvals: new ApprovalService({ chains: payoutChains, clients: chainClients }),
     relayer,
+    balances: new BalanceService({ networks, clients: chainClients }),
     sessions: new SessionService({ config, chains: sessionChains, merchants, sql }),
   };
   return {

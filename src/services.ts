@@ -5,6 +5,7 @@ import type { PubSub } from './db/pubsub.ts';
 import type { Logger } from './lib/logger.ts';
 import type { Authenticator } from './modules/auth/authenticator.ts';
 import type { OperatorService } from './modules/auth/operator.service.ts';
+import type { BalanceService } from './modules/balance/balance.service.ts';
 import type { MerchantService } from './modules/merchant/merchant.service.ts';
 import type { ApprovalService } from './modules/payout/approval.service.ts';
 import type { BatchService } from './modules/payout/batch.service.ts';
@@ -38,6 +39,8 @@ export interface Services {
   approvals: ApprovalService;
   /** The transaction submitter: relayer wallets and the handlers of what they relay. */
   relayer: Relayer;
+  /** The settlement wallets' token balances (GET /v1/balance). */
+  balances: BalanceService;
   /** Publish/subscribe between processes (GraphQL subscriptions, cache invalidation). */
   pubsub: PubSub;
   /** One EVM client per network, shared by requests, followers and jobs. */

@@ -8,6 +8,7 @@ import '../modules/session/session.graphql.ts';
 import '../modules/payout/payout.graphql.ts';
 import '../modules/payout/batch.graphql.ts';
 import '../modules/payout/approval.graphql.ts';
+import '../modules/balance/balance.graphql.ts';
 import '../relay/relay.graphql.ts';
 
 /** The assembled schema of every module. */

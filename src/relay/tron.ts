@@ -69,7 +69,7 @@ export async function sendTron(relayer: Relayer, network: NetworkConfig, id: num
   const signature = new SigningKey(wallet.privateKey).sign(`0x${built.tx_id}`).serialized;
   const stored = await em.fork().transactional(async (tx) => {
     const fresh = await tx.findOne(RelayRequest, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-    if (!fresh || fresh.status !== 'queued') return null;
+    if (fresh?.status !== 'queued') return null;
     const other = await tx.count(RelayTransaction, {
       request: id,
       status: { $in: ['signed', 'sent'] },

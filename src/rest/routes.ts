@@ -1,3 +1,4 @@
+import { balanceRoutes } from '../modules/balance/balance.rest.ts';
 import { approvalRoutes } from '../modules/payout/approval.rest.ts';
 import { batchRoutes } from '../modules/payout/batch.rest.ts';
 import { payoutRoutes } from '../modules/payout/payout.rest.ts';
@@ -5,4 +6,10 @@ import { sessionRoutes } from '../modules/session/session.rest.ts';
 import type { RestRoute } from './route.ts';
 
 /** Every `/v1` route of every module: the declarative table the adapter and OpenAPI read. */
-export const routes: RestRoute[] = [...sessionRoutes, ...payoutRoutes, ...batchRoutes, ...approvalRoutes];
+export const routes: RestRoute[] = [
+  ...sessionRoutes,
+  ...payoutRoutes,
+  ...batchRoutes,
+  ...approvalRoutes,
+  ...balanceRoutes,
+];

@@ -292,4 +292,25 @@ describe('payouts on tron', () => {
     );
     expect(state2.allowance).toBe('55');
   });
+
+  it('reads the Tron settlement wallet’s balances (GET /v1/balance): T… addresses, exact amounts', async () => {
+    await t.app.services.merchants.setSettlementWallet(
+      t.app.fork(),
+      merchant.id,
+      'tron',
+      evmToTron(payer.address),
+    );
+    const res = await t.signed(merchant, 'GET', '/v1/balance');
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { wallet: string; balances: Record<string, string>[] };
+    expect(body.wallet).toBe(evmToTron(payer.address));
+    const token = contractAt('TestToken', contracts.tokens.USDC!.address, payer);
+    const raw = (await token.getFunction('balanceOf')(payer.address)) as bigint;
+    expect(body.balances.find((b) => b.token === 'USDC')).toMatchObject({
+      network: 'tron',
+      address: evmToTron(contracts.tokens.USDC!.address),
+      wallet: evmToTron(payer.address),
+      raw: raw.toString(),
+    });
+  });
 });

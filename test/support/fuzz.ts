@@ -127,8 +127,14 @@ let usedNonce: { timestamp: string; nonce: string; signature: string } | undefin
 function send(baseUrl: string, p: Plan, key: { keyId: string; secret: string }, operator?: string) {
   const headers: Record<string, string> = { ...p.headers };
   if (p.contentType !== undefined) headers['content-type'] = p.contentType;
+  // fetch sends no body with GET or HEAD: what is signed must be what is sent.
+  const bodiless = p.method === 'GET' || p.method === 'HEAD';
   const bytes =
-    p.body === undefined ? new Uint8Array() : typeof p.body === 'string' ? Buffer.from(p.body) : p.body;
+    p.body === undefined || bodiless
+      ? new Uint8Array()
+      : typeof p.body === 'string'
+        ? Buffer.from(p.body)
+        : p.body;
   if (p.auth === 'operator' && operator) headers.authorization = `Bearer ${operator}`;
   else if (p.auth !== 'none') {
     const skew = p.auth === 'skewed' ? 3600 : 0;
@@ -157,7 +163,7 @@ function send(baseUrl: string, p: Plan, key: { keyId: string; secret: string }, 
   return fetch(`${baseUrl}${p.target}`, {
     method: p.method,
     headers,
-    body: p.method === 'GET' || p.method === 'HEAD' ? undefined : (bytes as Uint8Array<ArrayBuffer>),
+    body: bodiless ? undefined : (bytes as Uint8Array<ArrayBuffer>),
     redirect: 'manual',
   });
 }

@@ -24,15 +24,18 @@ export const initRequest = z.object({
 /** GraphQL hands absent optional fields over as null or undefined. */
 export type InitRequest = { [K in keyof z.infer<typeof initRequest>]?: string | null };
 
-export const stepRequest = z.object({
-  session: z.string().min(1).max(64),
-  action: z
-    .string()
-    .min(1)
-    .max(64)
-    .describe('Action of the current step (the step names it as submit_action or in its options).'),
-  value: z.string().max(1024).optional().describe('Empty for actions that carry none.'),
-});
+export const stepRequest = z
+  .object({
+    session: z.string().min(1).max(64),
+    action: z
+      .string()
+      .min(1)
+      .max(64)
+      .describe('Action of the current step (the step names it as submit_action or in its options).'),
+    value: z.string().max(1024).optional().describe('Empty for actions that carry none.'),
+  })
+  // Examples are in REST spelling (they are copied into the OpenAPI document as they are).
+  .meta({ examples: [{ session: 'cs_W1q2b3C4d5E6f7G8h9I0jQ', action: 'select_network', value: 'eth' }] });
 export type StepRequest = { session: string; action: string; value?: string | null };
 
 export const statusRequest = z.object({ session: z.string().min(1).max(64) });
