@@ -13,6 +13,7 @@
  *   payouts:list [--merchant ID] [--status S] [--network NET] [--batch pb_…] [--first N]
  *   payout:show --payout ID
  *   batch:show  --batch pb_…
+ *   relayers                                  (each network's relayer wallet: balance, queue, out of gas)
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -25,10 +26,11 @@ import { devSecretsKey, startDevDatabase } from './devstack/database.ts';
 import { isAppError } from './errors.ts';
 import { createLogger } from './lib/logger.ts';
 import type { Payout, PayoutStatus } from './modules/payout/payout.entity.ts';
+import { relayerWallets, relayOf } from './relay/relay.status.ts';
 
 const USAGE = `usage: npm run cli -- <command> [options]
 commands: merchant:create, merchant:update, key:issue, key:rotate, key:revoke, wallet:set, allowlist:set, operator:token,
-          payouts:list, payout:show, batch:show`;
+          payouts:list, payout:show, batch:show, relayers`;
 
 async function main(argv: string[]) {
   const [command, ...rest] = argv;
@@ -132,8 +134,32 @@ async function main(argv: string[]) {
             );
             return page.nodes.map(payoutSummary);
           }
-          case 'payout:show':
-            return payoutSummary(await app.services.payouts.get(em, null, need('payout')));
+          case 'payout:show': {
+            const payout = await app.services.payouts.get(em, null, need('payout'));
+            const relays = await relayOf(
+              em,
+              payout.batchId ? { batchId: payout.batchId } : { id: payout.id },
+            );
+            return {
+              ...payoutSummary(payout),
+              relays: relays.map(({ request, transactions }) => ({
+                id: request.id,
+                status: request.status,
+                txHash: request.txHash,
+                lastError: request.lastError,
+                transactions: transactions.map((t) => ({
+                  hash: t.hash,
+                  kind: t.kind,
+                  nonce: t.nonce,
+                  status: t.status,
+                  maxFeePerGas: t.maxFee,
+                  createdAt: t.createdAt,
+                })),
+              })),
+            };
+          }
+          case 'relayers':
+            return relayerWallets(app.services.relayer, em);
           case 'batch:show': {
             const { batch, items, status } = await app.services.batches.get(em, null, need('batch'));
             return {

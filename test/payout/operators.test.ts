@@ -101,7 +101,13 @@ it('lists payouts with filters, shows one with its order, and pushes every chang
     id: a.payout,
     status: 'authorized',
     amount: '1',
+    relays: [{ status: 'queued', transactions: [] }],
   });
+  const relayers = (await cliFor(f.t, f.networks)('relayers')) as Record<string, unknown>[];
+  expect(relayers).toEqual([
+    expect.objectContaining({ network: 'eth', address: f.relayer.address, queued: 2, outOfGasSince: null }),
+  ]);
+  expect(Number(relayers[0]!.balance)).toBeGreaterThan(0);
 }, 90_000);
 
 it('pushes a batch as its items change, and shows it with its items', async () => {

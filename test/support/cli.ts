@@ -11,11 +11,13 @@ const root = path.resolve(import.meta.dirname, '../..');
  * The operator CLI as a separate process against a test app's database (with a network file of one
  * EVM network whose node is never asked); resolves with the JSON it printed.
  */
-export function cliFor(t: TestApp): (...args: string[]) => Promise<unknown> {
+export function cliFor(t: TestApp, networks?: unknown): (...args: string[]) => Promise<unknown> {
   const networksFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'cli-')), 'networks.json');
   writeFileSync(
     networksFile,
-    JSON.stringify({ networks: [{ id: 'eth', kind: 'evm', chainId: 1, rpcUrls: ['http://127.0.0.1:9'] }] }),
+    JSON.stringify(
+      networks ?? { networks: [{ id: 'eth', kind: 'evm', chainId: 1, rpcUrls: ['http://127.0.0.1:9'] }] },
+    ),
   );
   return async (...args) => {
     const env = {
