@@ -258,8 +258,15 @@ async function keepGoing(
       if (request.status === 'mined')
         await em.nativeUpdate(RelayRequest, { id: request.id }, { status: 'submitted' });
     });
-    for (const t of mine) if (t.status === 'mined') t.status = 'sent';
-    relayer.deps.logger.warn('a relay’s block left the chain; waiting for it again', { request: request.id });
+    relayer.deps.logger.warn('a relay’s block left the chain; sending it again', { request: request.id });
+    // The same bytes first (the node usually forgets a reorged-out transaction); replacement timing
+    // starts again from here.
+    const reorged = mine.filter((t) => t.status === 'mined');
+    for (const t of reorged) await broadcastStored(relayer, network, client, t);
+    await relayer.deps
+      .fork()
+      .nativeUpdate(RelayTransaction, { id: { $in: reorged.map((t) => t.id) } }, { sentAt: new Date() });
+    return;
   }
   const age = Date.now() - (last.sentAt ?? last.createdAt).getTime();
   const stuck = last.status === 'sent' && age > tuning.replaceAfterMs;
