@@ -73,11 +73,7 @@ export async function recordSent(relayer: Relayer, id: number, txId: number, has
     // A broadcast that finished late, after the watcher gave its nonce up (taken by another transaction),
     // is history: it must not put the re-queued request back to `submitted`.
     const sent = await tx.findOne(RelayTransaction, { id: txId });
-    if (
-      !sent ||
-      sent.status !== 'sent' ||
-      (sent.nonce != null && Number(sent.nonce) !== Number(request.nonce))
-    )
+    if (sent?.status !== 'sent' || (sent.nonce != null && Number(sent.nonce) !== Number(request.nonce)))
       return;
     const changed = request.txHash !== hash;
     request.status = 'submitted';
