@@ -9,9 +9,8 @@ let hosted: HostedService;
 beforeAll(async () => {
   f = await sessionFixture({ players: 0 });
   hosted = new HostedService({
-    config: f.t.config,
+    config: { ...f.t.config, publicBaseUrl: 'https://pay.example.com' },
     sessions: f.t.app.services.sessions,
-    baseUrl: () => 'https://pay.example.com',
   });
 });
 afterAll(() => f?.close());

@@ -36,10 +36,21 @@ export class HostedService {
     readonly deps: {
       config: Pick<Config, 'hppLinkTtlMinutes' | 'publicBaseUrl'>;
       sessions: SessionService;
-      /** `PUBLIC_BASE_URL`, or the listening address when it is unset (known only once listening). */
-      baseUrl: () => string;
     },
   ) {}
+
+  /** This process's own address (`http://localhost:PORT`), used in links when PUBLIC_BASE_URL is unset. */
+  private listening = 'http://localhost:8080';
+
+  /** Called by the HTTP server once it listens. */
+  useListeningAddress(url: string): void {
+    this.listening = `http://localhost:${new URL(url).port}`;
+  }
+
+  /** `PUBLIC_BASE_URL`, or this process's own address. */
+  baseUrl(): string {
+    return this.deps.config.publicBaseUrl ?? this.listening;
+  }
 
   /**
    * Opens a session with the cashier's prefill and idempotency rules and issues its link. A repeat of
@@ -84,7 +95,7 @@ export class HostedService {
         ]),
       );
       if (applied.has(session.id)) {
-        return { session: session.id, token, url: hostedUrl(this.deps.baseUrl(), token), expiresAt };
+        return { session: session.id, token, url: hostedUrl(this.baseUrl(), token), expiresAt };
       }
       if (attempt >= CREATE_ATTEMPTS) throw unavailable('the session is changing too fast; retry shortly');
     }
