@@ -173,3 +173,44 @@ describe('hostedStepChanged subscription', () => {
     }
   });
 });
+
+describe('sessionStepChanged subscription (operators)', () => {
+  it('streams any session’s StepResponse to an operator and refuses anyone else', async () => {
+    const a = await create();
+    const operator = await f.t.operatorToken();
+    const url = `${f.t.http.url.replace('http', 'ws')}/graphql`;
+    const client = createClient({
+      url,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${operator}` },
+    });
+    const anonymous = createClient({ url, webSocketImpl: WebSocket });
+    const query = 'subscription ($id: ID!) { sessionStepChanged(id: $id) { session step } }';
+    const seen: unknown[] = [];
+    try {
+      const before = f.t.app.pubsub.subscribers(sessionChanged);
+      client.subscribe<{ sessionStepChanged: unknown }>(
+        { query, variables: { id: a.session } },
+        {
+          next: (v) => seen.push(v.data?.sessionStepChanged ?? v),
+          error: (e) => seen.push(e),
+          complete: () => {},
+        },
+      );
+      await until(() => f.t.app.pubsub.subscribers(sessionChanged) > before);
+      await page('/v1/hpp/step', { token: a.token, action: 'select_network', value: 'eth' });
+      await until(() => seen.length >= 1);
+      expect(seen).toEqual([{ session: a.session, step: 'connect_wallet' }]);
+      const refused = await new Promise<unknown>((resolve) => {
+        anonymous.subscribe(
+          { query, variables: { id: a.session } },
+          { next: (v) => resolve(v), error: (e) => resolve(e), complete: () => resolve('complete') },
+        );
+      });
+      expect(JSON.stringify(refused)).toMatch(/unauthorized|forbidden/);
+    } finally {
+      await client.dispose();
+      await anonymous.dispose();
+    }
+  });
+});

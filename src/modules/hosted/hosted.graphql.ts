@@ -1,5 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
-import { merchantScope } from '../../graphql/guards.ts';
+import { merchantScope, requireOperator } from '../../graphql/guards.ts';
 import { StepResponseRef } from '../session/session.graphql.ts';
 import { sessionChanged } from '../session/session.transition.ts';
 import { hostedCreateRequest, hostedStatusRequest, hostedStepRequest } from './hosted.schemas.ts';
@@ -88,6 +88,18 @@ builder.subscriptionFields((t) => ({
       return ctx.services.pubsub.updates(sessionChanged, (n) => n.id === session.id);
     },
     // The notice names the session; the step is rendered fresh, after the commit that announced it.
+    resolve: (notice, _, ctx) => ctx.services.sessions.status(ctx.em.fork(), notice.merchantId, notice.id),
+  }),
+  sessionStepChanged: t.field({
+    type: StepResponseRef,
+    description:
+      'Operators: the same stream as hostedStepChanged for any session, named by id; a fresh StepResponse after each committed change.',
+    args: { id: t.arg.id({ required: true }) },
+    subscribe: async (_, { id }, ctx) => {
+      requireOperator(ctx);
+      const session = await ctx.services.sessions.get(ctx.em, null, String(id));
+      return ctx.services.pubsub.updates(sessionChanged, (n) => n.id === session.id);
+    },
     resolve: (notice, _, ctx) => ctx.services.sessions.status(ctx.em.fork(), notice.merchantId, notice.id),
   }),
 }));
