@@ -1,7 +1,10 @@
 import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { sessionChanged } from '../../src/modules/session/session.transition.ts';
+import { createOrm } from '../../src/db/orm.ts';
+import { Session } from '../../src/modules/session/session.entity.ts';
+import { entitySnapshot } from '../../src/modules/session/session.service.ts';
+import { sessionChanged, transitionSessions } from '../../src/modules/session/session.transition.ts';
 import { type SessionFixture, sessionFixture } from '../session/support.ts';
 
 let f: SessionFixture;
@@ -211,6 +214,52 @@ describe('sessionStepChanged subscription (operators)', () => {
     } finally {
       await client.dispose();
       await anonymous.dispose();
+    }
+  });
+});
+
+describe('push from another process', () => {
+  it('a settlement committed through another connection pool (as a separate worker) pushes the terminal step', async () => {
+    const a = await create();
+    const client = createClient({
+      url: `${f.t.http.url.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+    });
+    // Its own ORM and connections: the change reaches the API only through Postgres NOTIFY.
+    const worker = await createOrm(f.t.config.databaseUrl!);
+    const seen: { step: string; status: string }[] = [];
+    try {
+      const before = f.t.app.pubsub.subscribers(sessionChanged);
+      client.subscribe<{ hostedStepChanged: { step: string; status: string } }>(
+        {
+          query: 'subscription ($t: String!) { hostedStepChanged(token: $t) { step status } }',
+          variables: { t: a.token },
+        },
+        {
+          next: (v) => seen.push(v.data!.hostedStepChanged),
+          error: (e) => seen.push(e as never),
+          complete: () => {},
+        },
+      );
+      await until(() => f.t.app.pubsub.subscribers(sessionChanged) > before);
+      const em = worker.em.fork();
+      const session = await em.findOneOrFail(Session, { id: a.session });
+      const started = Date.now();
+      await em.transactional((tx) =>
+        transitionSessions(tx, [
+          {
+            kind: 'failed',
+            session: entitySnapshot(session),
+            set: { status: 'failed', step: 'failed', failureReason: 'expired', settledAt: new Date() },
+          },
+        ]),
+      );
+      await until(() => seen.length >= 1);
+      expect(Date.now() - started).toBeLessThan(1000);
+      expect(seen).toEqual([{ step: 'failed', status: 'failed' }]);
+    } finally {
+      await client.dispose();
+      await worker.close(true);
     }
   });
 });
