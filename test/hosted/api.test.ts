@@ -263,3 +263,36 @@ describe('push from another process', () => {
     }
   });
 });
+
+describe('a replaced token on an open subscription', () => {
+  it('stops yielding the session: the push after a repeated create carries not_found', async () => {
+    const ref = { external_order_id: `sub-${Date.now()}` };
+    const a = await create(ref);
+    const client = createClient({
+      url: `${f.t.http.url.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+    });
+    const seen: string[] = [];
+    try {
+      const before = f.t.app.pubsub.subscribers(sessionChanged);
+      client.subscribe(
+        {
+          query: 'subscription ($t: String!) { hostedStepChanged(token: $t) { session step } }',
+          variables: { t: a.token },
+        },
+        {
+          next: (v) => seen.push(JSON.stringify(v)),
+          error: (e) => seen.push(JSON.stringify(e)),
+          complete: () => {},
+        },
+      );
+      await until(() => f.t.app.pubsub.subscribers(sessionChanged) > before);
+      await create(ref);
+      await until(() => seen.length >= 1);
+      expect(seen[0]).toContain('not_found');
+      expect(seen[0]).not.toContain(a.session);
+    } finally {
+      await client.dispose();
+    }
+  });
+});

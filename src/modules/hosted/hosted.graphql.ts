@@ -87,8 +87,9 @@ builder.subscriptionFields((t) => ({
       const session = await ctx.services.hosted.resolve(ctx.em, token);
       return ctx.services.pubsub.updates(sessionChanged, (n) => n.id === session.id);
     },
-    // The notice names the session; the step is rendered fresh, after the commit that announced it.
-    resolve: (notice, _, ctx) => ctx.services.sessions.status(ctx.em.fork(), notice.merchantId, notice.id),
+    // Rendered fresh after the commit that announced it, through the token again: a token replaced by a
+    // repeated create (404) or a link that expired meanwhile (410) stops yielding the session.
+    resolve: (_notice, { token }, ctx) => ctx.services.hosted.status(ctx.em.fork(), token),
   }),
   sessionStepChanged: t.field({
     type: StepResponseRef,
