@@ -13,6 +13,7 @@ import { Authenticator } from './modules/auth/authenticator.ts';
 import { NonceStore } from './modules/auth/nonce-store.ts';
 import { OperatorService } from './modules/auth/operator.service.ts';
 import { BalanceService } from './modules/balance/balance.service.ts';
+import { HostedService } from './modules/hosted/hosted.service.ts';
 import { MerchantService } from './modules/merchant/merchant.service.ts';
 import { ApprovalService } from './modules/payout/approval.service.ts';
 import { batchRelayHandler } from './modules/payout/batch.relay.ts';
@@ -74,6 +75,7 @@ export async function createApp(options: {
   const relayer = new Relayer({ networks, clients: chainClients, logger, fork });
   relayer.register('payout', payoutRelayHandler({ chains: payoutChains, fork, logger }));
   relayer.register('batch', batchRelayHandler({ fork, logger }));
+  const sessions = new SessionService({ config, chains: sessionChains, merchants, sql });
   const services: Services = {
     config,
     logger,
@@ -96,7 +98,8 @@ export async function createApp(options: {
     approvals: new ApprovalService({ chains: payoutChains, clients: chainClients }),
     relayer,
     balances: new BalanceService({ networks, clients: chainClients }),
-    sessions: new SessionService({ config, chains: sessionChains, merchants, sql }),
+    sessions,
+    hosted: new HostedService({ config, sessions }),
   };
   return {
     config,

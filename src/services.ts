@@ -6,6 +6,7 @@ import type { Logger } from './lib/logger.ts';
 import type { Authenticator } from './modules/auth/authenticator.ts';
 import type { OperatorService } from './modules/auth/operator.service.ts';
 import type { BalanceService } from './modules/balance/balance.service.ts';
+import type { HostedService } from './modules/hosted/hosted.service.ts';
 import type { MerchantService } from './modules/merchant/merchant.service.ts';
 import type { ApprovalService } from './modules/payout/approval.service.ts';
 import type { BatchService } from './modules/payout/batch.service.ts';
@@ -29,6 +30,8 @@ export interface Services {
   /** Deposit sessions (step machine) and the chains they run on. */
   sessions: SessionService;
   sessionChains: SessionChains;
+  /** Hosted payment links: create, and token-scoped step/status (D12). */
+  hosted: HostedService;
   /** Payout wallets, routers and tokens per merchant and network (approvals, payouts, batches). */
   payoutChains: PayoutChains;
   /** Single payouts: create, authorize, read (the relay and settlement are daemons'). */

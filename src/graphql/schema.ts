@@ -5,6 +5,7 @@ import '../modules/system/system.graphql.ts';
 import '../modules/system/followers.graphql.ts';
 import '../modules/webhook/webhook.graphql.ts';
 import '../modules/session/session.graphql.ts';
+import '../modules/hosted/hosted.graphql.ts';
 import '../modules/payout/payout.graphql.ts';
 import '../modules/payout/batch.graphql.ts';
 import '../modules/payout/approval.graphql.ts';

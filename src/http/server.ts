@@ -194,6 +194,7 @@ export async function startHttpServer(
     socket.on('error', (error) => app.logger.debug('websocket client error', { error: error.message }));
   });
   const { port } = server.address() as AddressInfo;
+  app.services.hosted.useListeningAddress(`http://127.0.0.1:${port}`);
   const host = app.config.host === '0.0.0.0' || app.config.host === '::' ? '127.0.0.1' : app.config.host;
   return {
     server,

@@ -1,4 +1,5 @@
 import { balanceRoutes } from '../modules/balance/balance.rest.ts';
+import { hostedRoutes } from '../modules/hosted/hosted.rest.ts';
 import { approvalRoutes } from '../modules/payout/approval.rest.ts';
 import { batchRoutes } from '../modules/payout/batch.rest.ts';
 import { payoutRoutes } from '../modules/payout/payout.rest.ts';
@@ -8,6 +9,7 @@ import type { RestRoute } from './route.ts';
 /** Every `/v1` route of every module: the declarative table the adapter and OpenAPI read. */
 export const routes: RestRoute[] = [
   ...sessionRoutes,
+  ...hostedRoutes,
   ...payoutRoutes,
   ...batchRoutes,
   ...approvalRoutes,

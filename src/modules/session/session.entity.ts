@@ -93,6 +93,15 @@ export const SessionSchema = defineEntity({
       .onCreate(() => new Date())
       .onUpdate(() => new Date()),
     settledAt: p.datetime().nullable(),
+    /**
+     * SHA-256 (hex) of the session's current hosted-link token (D12); the token itself is never
+     * stored. A repeated hosted create replaces it, so the earlier token stops working.
+     */
+    hostedTokenHash: p.string().length(64).nullable().unique(),
+    /** Where the hosted page sends the player at a terminal step (`?status=completed|failed`). */
+    returnUrl: p.string().length(2048).nullable(),
+    /** When the hosted link expires (HPP_LINK_TTL_MINUTES after the latest hosted create, D6/D12). */
+    hostedExpiresAt: p.datetime().nullable(),
   },
 });
 export class Session extends SessionSchema.class {}

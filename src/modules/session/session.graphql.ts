@@ -47,7 +47,7 @@ const WalletActionRef = builder.objectRef<WalletAction>('WalletAction').implemen
   }),
 });
 
-const StepResponseRef = builder.objectRef<StepResponse>('StepResponse').implement({
+export const StepResponseRef = builder.objectRef<StepResponse>('StepResponse').implement({
   fields: (t) => ({
     step: t.exposeString('step'),
     session: t.exposeString('session'),

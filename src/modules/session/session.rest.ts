@@ -2,7 +2,7 @@ import { defineRoutes } from '../../rest/route.ts';
 import { initRequest, statusRequest, stepRequest, stepResponse } from './session.schemas.ts';
 
 /** The StepResponse selection, aliased to the REST spelling of section 2.3. */
-const STEP_RESPONSE = `{
+export const STEP_RESPONSE = `{
   step session status
   components { type text options { label action value note disabled reason } name label placeholder action status }
   wallet_action: walletAction { method params chain_id: chainId }

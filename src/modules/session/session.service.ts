@@ -176,7 +176,7 @@ export class SessionService implements StepDeps {
       const plan = await planAction(this, em, session, input.action, input.value ?? '');
       if (!plan) return this.render(em, merchantId, session);
       const applied = await em.transactional((tx) =>
-        transitionSessions(tx, [{ kind: 'step', session: snapshotOf(session), set: plan }]),
+        transitionSessions(tx, [{ kind: 'step', session: entitySnapshot(session), set: plan }]),
       );
       if (applied.has(session.id)) return this.render(em, merchantId, { ...session, ...plan });
       if (attempt >= STEP_ATTEMPTS) throw unavailable('the session is changing too fast; retry shortly');
@@ -288,7 +288,8 @@ function sameParameters(
 /** Attempts of one action before a session that keeps changing answers 503. */
 const STEP_ATTEMPTS = 3;
 
-function snapshotOf(s: Session): SessionSnapshot {
+/** The transition guard of a loaded session entity. */
+export function entitySnapshot(s: Session): SessionSnapshot {
   return {
     id: s.id,
     merchantId: s.merchant.id,

@@ -22,6 +22,8 @@ type WebhookName = 'payment.completed' | 'payment.failed';
 export const SESSION_TRANSITIONS = {
   /** A player action moved the step (section 3.2); the order stays open. */
   step: { from: ['pending', 'processing'], to: ['pending', 'processing'] },
+  /** A hosted create (re)issued the link: token hash, return_url, language, link expiry (D12). */
+  hosted_link: { from: ['pending'], to: ['pending'] },
   /** The follower found the payment on chain: waiting for its confirmations. */
   payment_found: { from: ['pending', 'processing'], to: ['processing'] },
   /** The payment's block left the canonical chain: waiting again. */
@@ -69,6 +71,10 @@ export interface SessionFields {
   view: SessionView | null;
   failureReason: string | null;
   settledAt: Date | null;
+  language: string;
+  hostedTokenHash: string | null;
+  returnUrl: string | null;
+  hostedExpiresAt: Date | null;
 }
 
 const COLUMNS: Record<keyof SessionFields, { column: string; type: string }> = {
@@ -87,6 +93,10 @@ const COLUMNS: Record<keyof SessionFields, { column: string; type: string }> = {
   view: { column: 'view', type: 'jsonb' },
   failureReason: { column: 'failure_reason', type: 'text' },
   settledAt: { column: 'settled_at', type: 'timestamptz' },
+  language: { column: 'language', type: 'text' },
+  hostedTokenHash: { column: 'hosted_token_hash', type: 'text' },
+  returnUrl: { column: 'return_url', type: 'text' },
+  hostedExpiresAt: { column: 'hosted_expires_at', type: 'timestamptz' },
 };
 
 export interface SessionChange {
