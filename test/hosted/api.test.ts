@@ -20,6 +20,7 @@ async function page(path: string, body: unknown) {
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
+  // biome-ignore lint/suspicious/noExplicitAny: tests walk arbitrary response shapes
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
