@@ -173,4 +173,20 @@ describe('the relay confirmer', () => {
     // The order can indeed no longer execute.
     await expect(execute(order)).rejects.toThrow();
   });
+
+  it('settles an order the merchant relayed itself without authorizing, and keeps following the chain', async () => {
+    const recipient = Wallet.createRandom().address;
+    const { body } = await f.call('/v1/payouts', { network: 'eth', token: 'USDT', amount: '2', recipient });
+    const signature = await signOrder(f.payer, body.typed_data);
+    const txHash = await execute({ typedData: body.typed_data, signature });
+    await follower.tick();
+    await mine(f.provider, 1);
+    await follower.tick();
+    expect(await status(body.payout)).toMatchObject({ status: 'completed', tx_hash: txHash.toLowerCase() });
+    expect(await f.balance('USDT', recipient)).toBe(2_000_000n);
+    // Authorizing it afterwards changes nothing and relays nothing.
+    expect((await f.call('/v1/payouts/authorize', { payout: body.payout, signature })).body.status).toBe(
+      'completed',
+    );
+  });
 });

@@ -24,8 +24,11 @@ export const PAYOUT_TRANSITIONS = {
   authorized: { from: ['pending'], to: ['authorized'] },
   /** A relay transaction was broadcast (or replaced): `tx_hash` is the latest one. */
   submitted: { from: ['authorized', 'submitted'], to: ['submitted'] },
-  /** The router's `PayoutExecuted` was seen in a block (any transaction executing the order counts). */
-  executed: { from: ['authorized', 'submitted'], to: ['submitted'] },
+  /**
+   * The router's `PayoutExecuted` (or `ItemPaid`) was seen in a block: any transaction executing the
+   * signed order counts, also one the merchant sent itself without authorizing through the service.
+   */
+  executed: { from: ['pending', 'authorized', 'submitted'], to: ['submitted'] },
   /** The execution's block left the canonical chain: waiting for it again. */
   unexecuted: { from: ['submitted'], to: ['submitted'] },
   /** The execution reached the network's confirmation depth. */
@@ -33,7 +36,7 @@ export const PAYOUT_TRANSITIONS = {
   /** Expired unsigned, or the order can no longer execute (its deadline passed on chain unused). */
   failed: { from: ['pending', 'authorized', 'submitted'], to: ['failed'], event: 'payout.failed' },
   /** A note for operators (why the relay waits); the status does not move. */
-  noted: { from: ['authorized', 'submitted'], to: ['authorized', 'submitted'] },
+  noted: { from: ['pending', 'authorized', 'submitted'], to: ['pending', 'authorized', 'submitted'] },
 } as const satisfies Record<
   string,
   { from: readonly PayoutStatus[]; to: readonly PayoutStatus[]; event?: WebhookName }
