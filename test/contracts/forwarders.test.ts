@@ -206,4 +206,76 @@ describe('ForwarderFactory', () => {
     );
     expect(await balanceOf(usdc, address)).toBe(10n);
   });
+  it('sweeps many forwarders in one transaction, a fee per deposit, and goes on past one that fails', async () => {
+    const usdt = await deployContract(service, 'TetherToken', ['Tether USD', 'USDT', 6]);
+    await mined(factory.getFunction('setFee')(usdt.address, 100n));
+    const wallet = freshAddress();
+    const [a, b, c] = [id('many-a'), id('many-b'), id('many-c')];
+    const [addrA, addrB, addrC] = await Promise.all([
+      predict(wallet, a),
+      predict(wallet, b),
+      predict(wallet, c),
+    ]);
+    await mined(usdc.getFunction('mint')(addrA, 5_000_000n)); // three deposits of which the fee is 3 USDC
+    await mined(usdt.contract.getFunction('mint')(addrB, 1_000n));
+    await mined(usdt.contract.getFunction('mint')(addrC, 1_000n));
+    await mined(usdt.contract.getFunction('addBlackList')(addrC));
+    const receipt = await mined(
+      factory.getFunction('sweepMany')([
+        [wallet, a, usdcAddress, 3n],
+        [wallet, c, usdt.address, 1n],
+        [wallet, b, usdt.address, 2n],
+      ]),
+    );
+    const events = factoryEvents(receipt);
+    expect(events.filter((e) => e.name === 'ForwarderDeployed').map((e) => e.args.forwarder)).toEqual([
+      addrA,
+      addrC,
+      addrB,
+    ]);
+    const swept = events
+      .filter((e) => e.name === 'Swept')
+      .map((e) => [e.args.forwarder, e.args.amount, e.args.fee]);
+    expect(swept).toEqual([
+      [addrA, 2_000_000n, 3_000_000n],
+      [addrB, 800n, 200n],
+    ]);
+    const failed = events.find((e) => e.name === 'SweepFailed')!;
+    expect(failed.args.forwarder).toBe(addrC);
+    expect(usdt.contract.interface.parseError(failed.args.reason)?.name).toBe('Blacklisted');
+    expect(await balanceOf(usdc, wallet)).toBe(2_000_000n);
+    expect(await balanceOf(usdt.contract, wallet)).toBe(800n);
+    expect(await balanceOf(usdt.contract, addrC)).toBe(1_000n);
+  });
+
+  it('lets only the owner or a sweeper sweep many', async () => {
+    const merchant = await fundedWallet(provider);
+    await expectCustomError(
+      (factory.connect(merchant) as Contract)
+        .getFunction('sweepMany')
+        .staticCall([[merchant.address, id('x'), usdcAddress, 1n]]),
+      'NotAllowedToSweep',
+      ['ForwarderFactory'],
+    );
+  });
+
+  it('sweeps a token whose transfer returns false although it moved the tokens (USDT on Tron)', async () => {
+    const usdt = await deployContract(service, 'TetherToken', ['Tether USD', 'USDT', 6]);
+    await mined(usdt.contract.getFunction('setTransferReturnsFalse')(true));
+    // The quirk is real: a caller that trusts the return value (OpenZeppelin's SafeERC20) would refuse it.
+    const holder = await fundedWallet(provider);
+    await mined(usdt.contract.getFunction('mint')(holder.address, 10n));
+    const raw = await provider.call({
+      from: holder.address,
+      to: usdt.address,
+      data: usdt.contract.interface.encodeFunctionData('transfer', [service.address, 1n]),
+    });
+    expect(BigInt(raw)).toBe(0n);
+    const wallet = freshAddress();
+    const key = id('player-tron-usdt');
+    await mined(usdt.contract.getFunction('mint')(await predict(wallet, key), 7n));
+    const events = factoryEvents(await sweep(wallet, key, usdt.address));
+    expect(events.at(-1)!.name).toBe('Swept');
+    expect(await balanceOf(usdt.contract, wallet)).toBe(7n);
+  });
 });

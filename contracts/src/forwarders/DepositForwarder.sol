@@ -2,7 +2,6 @@
 pragma solidity ^0.8.24;
 
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
-import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 
 /// @title DepositForwarder
 /// @notice Implementation behind every standing deposit address. Each address is an EIP-1167 clone created
@@ -11,12 +10,12 @@ import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol
 /// @dev Runs only through delegatecall from a clone; `FACTORY` is an immutable of this implementation and
 ///      therefore the same for every clone.
 contract DepositForwarder {
-    using SafeERC20 for IERC20;
-
     /// @notice The factory that created the implementation; the only caller allowed to sweep.
     address public immutable FACTORY;
 
     error OnlyFactory();
+    /// @notice The token call succeeded but did not move exactly `value` out of this address.
+    error TransferFailed(address token, address to, uint256 value);
 
     constructor() {
         FACTORY = msg.sender;
@@ -43,8 +42,22 @@ contract DepositForwarder {
         uint256 balance = IERC20(token).balanceOf(address(this));
         if (balance <= fee) return (0, 0);
         amount = balance - fee;
-        IERC20(token).safeTransfer(settlementWallet(), amount);
-        if (fee != 0) IERC20(token).safeTransfer(feeWallet, fee);
+        _send(token, settlementWallet(), amount);
+        if (fee != 0) _send(token, feeWallet, fee);
         feeTaken = fee;
+    }
+
+    /// @dev A transfer judged by the balance it moved, never by its return value: USDT returns nothing on
+    ///      EVM chains and `false` on Tron even when it moved the tokens. A revert is passed on as is.
+    function _send(address token, address to, uint256 value) private {
+        uint256 before = IERC20(token).balanceOf(address(this));
+        (bool ok, bytes memory reason) = token.call(abi.encodeCall(IERC20.transfer, (to, value)));
+        if (!ok) {
+            assembly ("memory-safe") {
+                revert(add(reason, 0x20), mload(reason))
+            }
+        }
+        uint256 remaining = IERC20(token).balanceOf(address(this));
+        if (remaining > before || before - remaining != value) revert TransferFailed(token, to, value);
     }
 }

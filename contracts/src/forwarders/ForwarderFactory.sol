@@ -24,10 +24,20 @@ contract ForwarderFactory is Ownable {
     event Swept(
         address indexed forwarder, address indexed token, address settlementWallet, uint256 amount, uint256 fee
     );
+    /// @notice One sweep of a {sweepMany} failed (e.g. the token refused the forwarder); the others went on.
+    event SweepFailed(address indexed forwarder, address indexed token, bytes reason);
     event ForwarderDeployed(address indexed forwarder, address indexed settlementWallet, bytes32 indexed playerKey);
     event FeeSet(address indexed token, uint256 fee);
     event FeeWalletSet(address feeWallet);
     event SweeperSet(address indexed account, bool allowed);
+
+    /// @notice One forwarder's sweep in {sweepMany}: the fee taken is `fee[token]` per deposit.
+    struct Sweep {
+        address settlementWallet;
+        bytes32 playerKey;
+        address token;
+        uint256 deposits;
+    }
 
     error ZeroAddress();
     error NotAllowedToSweep(address caller);
@@ -76,6 +86,26 @@ contract ForwarderFactory is Ownable {
         address forwarder = deploy(settlementWallet, playerKey);
         (amount, feeTaken) = DepositForwarder(forwarder).sweep(token, fee[token], feeWallet);
         if (amount != 0) emit Swept(forwarder, token, settlementWallet, amount, feeTaken);
+    }
+
+    /// @notice Sweeps many forwarders in one transaction (owner or sweepers only), deploying each on first use.
+    ///         Each takes `fee[token]` per deposit it carries (the service counts the credited deposits, so
+    ///         the fee wallet receives exactly the fees the deposits were credited net of) and moves nothing
+    ///         when its balance does not exceed that. A sweep that fails emits {SweepFailed} and the rest go
+    ///         on: one refused token or address never holds up the others.
+    function sweepMany(Sweep[] calldata sweeps) external {
+        if (msg.sender != owner() && !isSweeper[msg.sender]) revert NotAllowedToSweep(msg.sender);
+        for (uint256 i = 0; i < sweeps.length; ++i) {
+            Sweep calldata s = sweeps[i];
+            address forwarder = deploy(s.settlementWallet, s.playerKey);
+            try DepositForwarder(forwarder).sweep(s.token, fee[s.token] * s.deposits, feeWallet) returns (
+                uint256 amount, uint256 feeTaken
+            ) {
+                if (amount != 0) emit Swept(forwarder, s.token, s.settlementWallet, amount, feeTaken);
+            } catch (bytes memory reason) {
+                emit SweepFailed(forwarder, s.token, reason);
+            }
+        }
     }
 
     /// @notice Sets the fee (token base units) charged on each sweep of `token`.

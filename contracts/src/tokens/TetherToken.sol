@@ -8,6 +8,9 @@ pragma solidity ^0.8.24;
 ///         address revert. Minting is reserved to the owner, like USDT's `issue`.
 /// @dev Deliberately does not inherit OpenZeppelin's ERC20: its functions return `bool`, which is exactly
 ///      what this token must not do. The USDT "approve only from or to zero" rule is not reproduced.
+///      With `transferReturnsFalse` set (the development Tron chain sets it), `transfer` returns a `false`
+///      word although it moved the tokens, as USDT on Tron does: a caller must judge a transfer by the
+///      balance it changed, not by the value returned.
 contract TetherToken {
     string public name;
     string public symbol;
@@ -18,6 +21,8 @@ contract TetherToken {
     mapping(address => uint256) public balanceOf;
     mapping(address => mapping(address => uint256)) public allowance;
     mapping(address => bool) public isBlackListed;
+    /// @notice Tron USDT's quirk: `transfer` returns `false` even when it succeeded.
+    bool public transferReturnsFalse;
 
     event Transfer(address indexed from, address indexed to, uint256 value);
     event Approval(address indexed owner, address indexed spender, uint256 value);
@@ -44,9 +49,21 @@ contract TetherToken {
         emit OwnershipTransferred(address(0), msg.sender);
     }
 
-    /// @notice Moves `value` from the caller to `to`. Returns no value, like USDT.
+    /// @notice Moves `value` from the caller to `to`. Returns no value, like USDT (or `false`, like USDT on
+    ///         Tron, when `transferReturnsFalse` is set).
     function transfer(address to, uint256 value) external {
         _transfer(msg.sender, to, value);
+        if (transferReturnsFalse) {
+            assembly ("memory-safe") {
+                mstore(0x00, 0)
+                return(0x00, 0x20)
+            }
+        }
+    }
+
+    /// @notice Reproduces (or stops reproducing) Tron USDT's `transfer` returning `false` (owner only).
+    function setTransferReturnsFalse(bool on) external onlyOwner {
+        transferReturnsFalse = on;
     }
 
     /// @notice Moves `value` from `from` to `to` using the caller's allowance. Returns no value, like USDT.
