@@ -10,6 +10,8 @@ import { Leadership, LeadershipLost } from '../src/followers/leadership.ts';
 import { claimFollowing } from '../src/followers/store.ts';
 import { tronSource } from '../src/followers/tron-source.ts';
 import type { ChainSource, Consumer } from '../src/followers/types.ts';
+import { depositNetworkOf } from '../src/modules/deposit/deposit.chain.ts';
+import { depositConsumer } from '../src/modules/deposit/deposit.consumer.ts';
 import { batchConsumer } from '../src/modules/payout/batch.consumer.ts';
 import { payoutConsumer } from '../src/modules/payout/payout.consumer.ts';
 import { sessionConsumer } from '../src/modules/session/session.consumer.ts';
@@ -36,6 +38,10 @@ export interface FollowerOptions {
   sessionStartBlock?: number;
   /** Payout stream's first block when it has no cursor (defaults to sessionStartBlock). */
   payoutStartBlock?: number;
+  /** Deposit stream's first block when it has no cursor (defaults to sessionStartBlock). */
+  depositStartBlock?: number;
+  /** Least time between two sweeps of a network (tests shorten it). */
+  sweepIntervalMs?: number;
   /** Wall clock for expiry and mining timeouts (tests). */
   now?: () => Date;
 }
@@ -88,6 +94,21 @@ export function consumersOf(app: App, network: NetworkConfig, options: FollowerO
         { logger: app.logger, startBlock: options.payoutStartBlock ?? options.sessionStartBlock },
         network,
         batchRouter,
+      ),
+    );
+  }
+  const deposits = depositNetworkOf(network);
+  if (deposits) {
+    consumers.push(
+      depositConsumer(
+        {
+          logger: app.logger,
+          startBlock: options.depositStartBlock ?? options.sessionStartBlock,
+          sweepIntervalMs: options.sweepIntervalMs,
+          canSweep: app.services.relayer.wallet(network) !== undefined,
+          now: options.now,
+        },
+        deposits,
       ),
     );
   }

@@ -13,6 +13,8 @@ import { Authenticator } from './modules/auth/authenticator.ts';
 import { NonceStore } from './modules/auth/nonce-store.ts';
 import { OperatorService } from './modules/auth/operator.service.ts';
 import { BalanceService } from './modules/balance/balance.service.ts';
+import { DepositService } from './modules/deposit/deposit.service.ts';
+import { sweepRelayHandler } from './modules/deposit/sweep.ts';
 import { HostedService } from './modules/hosted/hosted.service.ts';
 import { MerchantService } from './modules/merchant/merchant.service.ts';
 import { ApprovalService } from './modules/payout/approval.service.ts';
@@ -75,6 +77,7 @@ export async function createApp(options: {
   const relayer = new Relayer({ networks, clients: chainClients, logger, fork });
   relayer.register('payout', payoutRelayHandler({ chains: payoutChains, fork, logger }));
   relayer.register('batch', batchRelayHandler({ fork, logger }));
+  relayer.register('sweep', sweepRelayHandler({ fork, logger }));
   const sessions = new SessionService({ config, chains: sessionChains, merchants, sql });
   const services: Services = {
     config,
@@ -98,6 +101,7 @@ export async function createApp(options: {
     approvals: new ApprovalService({ chains: payoutChains, clients: chainClients }),
     relayer,
     balances: new BalanceService({ networks, clients: chainClients }),
+    deposits: new DepositService({ networks }),
     sessions,
     hosted: new HostedService({ config, sessions }),
   };

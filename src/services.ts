@@ -6,6 +6,7 @@ import type { Logger } from './lib/logger.ts';
 import type { Authenticator } from './modules/auth/authenticator.ts';
 import type { OperatorService } from './modules/auth/operator.service.ts';
 import type { BalanceService } from './modules/balance/balance.service.ts';
+import type { DepositService } from './modules/deposit/deposit.service.ts';
 import type { HostedService } from './modules/hosted/hosted.service.ts';
 import type { MerchantService } from './modules/merchant/merchant.service.ts';
 import type { ApprovalService } from './modules/payout/approval.service.ts';
@@ -44,6 +45,8 @@ export interface Services {
   relayer: Relayer;
   /** The settlement wallets' token balances (GET /v1/balance). */
   balances: BalanceService;
+  /** Standing deposit addresses (POST /v1/wallet/address), their deposits and sweeps. */
+  deposits: DepositService;
   /** Publish/subscribe between processes (GraphQL subscriptions, cache invalidation). */
   pubsub: PubSub;
   /** One EVM client per network, shared by requests, followers and jobs. */

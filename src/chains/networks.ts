@@ -25,6 +25,11 @@ export const tokenSchema = z.object({
   decimals: z.number().int().min(0).max(36),
   /** Fixed fee per standing-address deposit, whole units (D8). */
   depositFee: decimal.default('0'),
+  /**
+   * A standing address is swept once its credited, unswept balance of this token reaches this many
+   * whole units (so a sweep is worth its gas). Default 0: every credited deposit is swept.
+   */
+  sweepMinimum: decimal.default('0'),
 });
 
 export const networkSchema = z
@@ -47,9 +52,17 @@ export const networkSchema = z
         payoutRouter: evmAddress.optional(),
         batchPayoutRouter: evmAddress.optional(),
         forwarderFactory: evmAddress.optional(),
+        /** The factory's DepositForwarder implementation (its `implementation()`); needed with the factory. */
+        forwarderImplementation: evmAddress.optional(),
         multicall3: evmAddress.optional(),
       })
       .default({}),
+    /**
+     * The CREATE2 rule of the chain, the first byte hashed with deployer, salt and code hash: `0xff` on
+     * EVM chains, `0x41` on the TVM. Default by kind; the development Tron chain (anvil behind the
+     * facade) runs the EVM rule and says so here.
+     */
+    create2Prefix: z.enum(['0xff', '0x41']).optional(),
     /** Where standing-address sweep fees go (D8). */
     feeWallet: evmAddress.optional(),
     /** Private key of the relayer hot wallet that pays gas for payouts and sweeps (D7). */
@@ -98,6 +111,13 @@ export const networkSchema = z
         });
       }
     });
+    if (network.contracts.forwarderFactory && !network.contracts.forwarderImplementation) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['contracts', 'forwarderImplementation'],
+        message: 'required with forwarderFactory (the factory’s implementation())',
+      });
+    }
     const symbols = new Set<string>();
     network.tokens.forEach((token, i) => {
       if (symbols.has(token.symbol)) {
@@ -108,14 +128,12 @@ export const networkSchema = z
         });
       }
       symbols.add(token.symbol);
-      try {
-        parseUnits(token.depositFee, token.decimals);
-      } catch {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['tokens', i, 'depositFee'],
-          message: 'too many fractional digits',
-        });
+      for (const field of ['depositFee', 'sweepMinimum'] as const) {
+        try {
+          parseUnits(token[field], token.decimals);
+        } catch {
+          ctx.addIssue({ code: 'custom', path: ['tokens', i, field], message: 'too many fractional digits' });
+        }
       }
     });
   });
@@ -135,6 +153,10 @@ export type ConfirmationTier = z.infer<typeof confirmationTierSchema>;
 export type TokenConfig = z.infer<typeof tokenSchema>;
 export type NetworkConfig = z.infer<typeof networkSchema>;
 export type NetworkFile = z.infer<typeof networkFileSchema>;
+
+/** The CREATE2 prefix a network runs: its setting, else its kind's (`0xff` EVM, `0x41` TVM). */
+export const create2PrefixOf = (network: Pick<NetworkConfig, 'kind' | 'create2Prefix'>): '0xff' | '0x41' =>
+  network.create2Prefix ?? (network.kind === 'tron' ? '0x41' : '0xff');
 
 /** Parses and validates a network file's JSON; errors name the path of every bad entry. */
 export function parseNetworkFile(json: unknown, source = 'network file'): NetworkFile {

@@ -1,5 +1,6 @@
 import { ChainBlockSchema, ChainCursorSchema, ChainFollowerSchema } from '../followers/follower.entity.ts';
 import { ApiKeySchema, OperatorTokenSchema, RequestNonceSchema } from '../modules/auth/auth.entity.ts';
+import { DepositAddressSchema, DepositSchema, SweepSchema } from '../modules/deposit/deposit.entity.ts';
 import { PaymentSchema } from '../modules/ledger/payment.entity.ts';
 import {
   AllowedIpSchema,
@@ -38,4 +39,7 @@ export const entities = [
   PayoutSchema,
   RouterNonceSchema,
   PayoutBatchSchema,
+  DepositAddressSchema,
+  DepositSchema,
+  SweepSchema,
 ];

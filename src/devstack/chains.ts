@@ -55,6 +55,9 @@ export async function startDevChains(dir: string, logger: Logger): Promise<DevCh
         chainId: chain.chainId,
         blockTime: BLOCK_TIME_S,
         stateFile: path.join(dir, `${chain.id}.anvil.json`),
+        // anvil's `finalized` block is two epochs behind the head: 4 blocks, so deposits to standing
+        // addresses are credited seconds after they land (mainnet Ethereum: about 13 minutes).
+        args: ['--slots-in-an-epoch', '2'],
       });
       nodes.push(node);
       const contracts = await ensureDeployed(
@@ -73,7 +76,12 @@ export async function startDevChains(dir: string, logger: Logger): Promise<DevCh
     }
     const tron = await startTronDevNode({ stateBase: path.join(dir, 'tron') });
     nodes.push(tron);
-    const contracts = await ensureDeployed(tron.anvilRpcUrl, path.join(dir, 'tron.deployment.json'), logger);
+    const contracts = await ensureDeployed(
+      tron.anvilRpcUrl,
+      path.join(dir, 'tron.deployment.json'),
+      logger,
+      true,
+    );
     chains.push({
       id: 'tron',
       kind: 'tron',
@@ -99,7 +107,18 @@ export async function startDevChains(dir: string, logger: Logger): Promise<DevCh
   };
 }
 
-async function ensureDeployed(rpcUrl: string, file: string, logger: Logger): Promise<DevContracts> {
+/**
+ * Bumped whenever the dev contracts or their setup change: a data directory deployed by an older
+ * version gets a fresh deployment instead of contracts the service no longer matches.
+ */
+const DEPLOYMENT_VERSION = 2;
+
+async function ensureDeployed(
+  rpcUrl: string,
+  file: string,
+  logger: Logger,
+  tron = false,
+): Promise<DevContracts> {
   const provider = new JsonRpcProvider(rpcUrl, undefined, {
     staticNetwork: true,
     polling: true,
@@ -107,14 +126,21 @@ async function ensureDeployed(rpcUrl: string, file: string, logger: Logger): Pro
   });
   try {
     if (existsSync(file)) {
-      const saved = JSON.parse(readFileSync(file, 'utf8')) as DevContracts;
-      if ((await provider.getCode(saved.paymentRouter)) !== '0x') return saved;
-      logger.warn('dev chain lost its contracts; deploying again', { rpcUrl });
+      const saved = JSON.parse(readFileSync(file, 'utf8')) as DevContracts & { version?: number };
+      if (saved.version !== DEPLOYMENT_VERSION) {
+        logger.warn('dev contracts are from an older version; deploying again', { rpcUrl });
+      } else if ((await provider.getCode(saved.paymentRouter)) !== '0x') {
+        return saved;
+      } else {
+        logger.warn('dev chain lost its contracts; deploying again', { rpcUrl });
+      }
     }
     const deployer = new Wallet(DEV_ACCOUNTS.deployer.privateKey, provider);
     const contracts = await deployDevContracts(deployer, {
       tokens: DEFAULT_DEV_TOKENS.map((t) => ({ ...t, depositFee: DEPOSIT_FEE[t.symbol] ?? '0' })),
       feeWallet: DEV_ACCOUNTS.feeWallet.address,
+      sweepers: [DEV_ACCOUNTS.relayer.address],
+      tronQuirks: tron,
     });
     await fundPlayers(
       deployer,
@@ -129,7 +155,7 @@ async function ensureDeployed(rpcUrl: string, file: string, logger: Logger): Pro
       [DEV_ACCOUNTS.merchant.address, DEV_ACCOUNTS.tronPayout.address],
       MERCHANT_FUNDING,
     );
-    writeFileSync(file, `${JSON.stringify(contracts, null, 2)}\n`);
+    writeFileSync(file, `${JSON.stringify({ version: DEPLOYMENT_VERSION, ...contracts }, null, 2)}\n`);
     logger.info('deployed dev contracts', { rpcUrl, paymentRouter: contracts.paymentRouter });
     return contracts;
   } finally {
@@ -159,7 +185,10 @@ function networkFileFor(chains: DevChain[]): NetworkFile {
         payoutRouter: chain.contracts.payoutRouter,
         batchPayoutRouter: chain.contracts.batchPayoutRouter,
         forwarderFactory: chain.contracts.forwarderFactory,
+        forwarderImplementation: chain.contracts.forwarderImplementation,
       },
+      // The development Tron chain is anvil behind the facade: its CREATE2 is the EVM rule.
+      ...(chain.kind === 'tron' ? { create2Prefix: '0xff' } : {}),
       feeWallet: DEV_ACCOUNTS.feeWallet.address,
       relayerPrivateKey: DEV_ACCOUNTS.relayer.privateKey,
     })),

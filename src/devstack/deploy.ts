@@ -45,6 +45,10 @@ export interface DeployDevOptions {
   feeWallet: string;
   /** Owner of the ForwarderFactory; defaults to the deploying signer. */
   factoryOwner?: string;
+  /** Accounts allowed to sweep through the ForwarderFactory (the service's relayer wallet). */
+  sweepers?: string[];
+  /** The USDT-like tokens' `transfer` returns `false`, as USDT on Tron does (the dev Tron chain). */
+  tronQuirks?: boolean;
 }
 
 /** Comfortably above a first mint to a fresh account on either test token (about 70k). */
@@ -100,6 +104,17 @@ export async function deployDevContracts(signer: Signer, opts: DeployDevOptions)
       { nonce: await pendingNonce(signer) },
     );
     await tx.wait();
+  }
+  for (const sweeper of opts.sweepers ?? []) {
+    const nonce = await pendingNonce(signer);
+    await (await factory.contract.getFunction('setSweeper')(sweeper, true, { nonce })).wait();
+  }
+  if (opts.tronQuirks) {
+    for (const t of opts.tokens.filter((t) => t.tether)) {
+      const token = contractAt('TetherToken', tokens[t.symbol]!.address, signer);
+      const nonce = await pendingNonce(signer);
+      await (await token.getFunction('setTransferReturnsFalse')(true, { nonce })).wait();
+    }
   }
   // Fees are configured by the deployer first, then ownership moves to the requested owner.
   if (owner.toLowerCase() !== (await signer.getAddress()).toLowerCase()) {

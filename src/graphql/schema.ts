@@ -10,6 +10,7 @@ import '../modules/payout/payout.graphql.ts';
 import '../modules/payout/batch.graphql.ts';
 import '../modules/payout/approval.graphql.ts';
 import '../modules/balance/balance.graphql.ts';
+import '../modules/deposit/deposit.graphql.ts';
 import '../relay/relay.graphql.ts';
 
 /** The assembled schema of every module. */

@@ -11,6 +11,7 @@ export const ID_PREFIX = {
   deposit: 'dep',
   webhook: 'wh',
   walletAddress: 'wa',
+  sweep: 'sw',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

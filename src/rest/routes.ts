@@ -1,4 +1,5 @@
 import { balanceRoutes } from '../modules/balance/balance.rest.ts';
+import { depositAddressRoutes } from '../modules/deposit/deposit-address.rest.ts';
 import { hostedRoutes } from '../modules/hosted/hosted.rest.ts';
 import { approvalRoutes } from '../modules/payout/approval.rest.ts';
 import { batchRoutes } from '../modules/payout/batch.rest.ts';
@@ -14,4 +15,5 @@ export const routes: RestRoute[] = [
   ...batchRoutes,
   ...approvalRoutes,
   ...balanceRoutes,
+  ...depositAddressRoutes,
 ];

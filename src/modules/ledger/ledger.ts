@@ -54,12 +54,14 @@ export async function recordPayments(
 
 /**
  * Deletes the unclaimed rows of blocks above `block` (they left the canonical chain). Claims must be
- * released first; a row still claimed (by a settled order, which cannot be undone) is kept.
+ * released first; a row still claimed (by a settled order or a credited deposit, which cannot be
+ * undone) is kept.
  */
 export async function forgetPaymentsAbove(em: EntityManager, network: string, block: number): Promise<void> {
   await em.execute(
     `delete from payments p where p.network = ? and p.block_number > ?
-        and not exists (select 1 from sessions s where s.payment_id = p.id)`,
+        and not exists (select 1 from sessions s where s.payment_id = p.id)
+        and not exists (select 1 from deposits d where d.payment_id = p.id)`,
     [network, block],
   );
 }
