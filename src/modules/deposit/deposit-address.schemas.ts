@@ -5,7 +5,9 @@ import { reference } from '../../lib/validation.ts';
 
 export const depositAddressRequest = z
   .object({
-    playerId: reference.describe('The merchant’s player reference: 1 to 128 printable ASCII characters; never written on chain.'),
+    playerId: reference.describe(
+      'The merchant’s player reference: 1 to 128 printable ASCII characters; never written on chain.',
+    ),
     network: z.string().min(1).max(64).describe('A network id of the service (eth, bsc, tron, …).'),
   })
   .meta({ examples: [{ player_id: 'player-42', network: 'eth' }] });
