@@ -58,7 +58,12 @@ it('credits a USDT deposit at the solidified block and sweeps it despite transfe
   );
   // The sweep's events as the facade served them (its transaction id is Tron's, not the anvil hash).
   expect(sweep.outcomes).toEqual([
-    { address: address.toLowerCase(), token: f.contracts.tokens.USDT!.address.toLowerCase(), amountRaw: '11500000', feeRaw: '500000' },
+    {
+      address: address.toLowerCase(),
+      token: f.contracts.tokens.USDT!.address.toLowerCase(),
+      amountRaw: '11500000',
+      feeRaw: '500000',
+    },
   ]);
   // The clone is deployed exactly at the address the endpoint returned.
   expect(await f.provider.getCode(address)).not.toBe('0x');
