@@ -65,10 +65,13 @@ export async function provisionDemo(
         c.id,
         {
           rpc_url: c.rpcUrl,
+          // The anvil chain behind the Tron facade: where a demo player's TRC-20 transfers are sent.
+          ...(c.kind === 'tron' ? { evm_rpc_url: c.evmRpcUrl } : {}),
           chain_id: c.chainId,
           ...(c.kind === 'evm' ? { payment_router: c.contracts.paymentRouter } : {}),
           payout_router: c.contracts.payoutRouter,
           batch_router: c.contracts.batchPayoutRouter,
+          forwarder_factory: c.contracts.forwarderFactory,
           tokens: Object.fromEntries(
             Object.values(c.contracts.tokens).map((t) => [
               t.symbol,
