@@ -1,0 +1,273 @@
+/**
+ * Standing-address benchmark, on fresh anvils and an embedded PostgreSQL:
+ *
+ *   npx tsx bench/deposits.ts [--addresses 100000] [--blocks 5000] [--transfers 2000] [--reads 200]
+ *
+ * 1. Scanner throughput: `--blocks` blocks holding `--transfers` token transfers (one in ten to an
+ *    issued address) are scanned from a cold cursor by the deposits consumer with `--addresses` issued
+ *    addresses in the database (log query, address lookup, ledger rows, deposits, crediting with
+ *    webhooks), next to the raw eth_getLogs of the same ranges and filter in the same run.
+ * 2. Balance latency: GET /v1/balance's service call for 3 networks × 3 tokens (one Multicall3 round
+ *    trip per network, in parallel), p50/p95, next to one bare eth_call per network in parallel.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { JsonRpcProvider, parseEther, parseUnits, Wallet } from 'ethers';
+import { createApp } from '../src/app.ts';
+import { type AnvilNode, startAnvil } from '../src/chains/anvil.ts';
+import { contractAt } from '../src/chains/contracts.ts';
+import { networkFileSchema } from '../src/chains/networks.ts';
+import { loadConfig } from '../src/config.ts';
+import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
+import { migrate } from '../src/db/migrate.ts';
+import {
+  DEFAULT_DEV_TOKENS,
+  type DevContracts,
+  deployDevContracts,
+  fundPlayers,
+} from '../src/devstack/deploy.ts';
+import { evmSource } from '../src/followers/evm-source.ts';
+import { createFollower } from '../src/followers/follower.ts';
+import { createLogger } from '../src/lib/logger.ts';
+import { depositNetworkOf } from '../src/modules/deposit/deposit.chain.ts';
+import { DEPOSITS_STREAM, depositConsumer } from '../src/modules/deposit/deposit.consumer.ts';
+import { TRANSFER_TOPIC } from '../src/modules/deposit/deposit.scan.ts';
+import { percentile } from './support.ts';
+
+const PER_TX = 100;
+const NETWORKS = ['eth', 'bsc', 'polygon'];
+
+export async function main(argv = process.argv.slice(2)) {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      addresses: { type: 'string' },
+      blocks: { type: 'string' },
+      transfers: { type: 'string' },
+      reads: { type: 'string' },
+    },
+  });
+  const addresses = Number(values.addresses ?? 100_000);
+  const blocks = Number(values.blocks ?? 5_000);
+  const transfers = Math.ceil(Number(values.transfers ?? 2_000) / PER_TX) * PER_TX;
+  const reads = Number(values.reads ?? 200);
+
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-deposits-'));
+  const db = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), persistent: false });
+  const anvils: AnvilNode[] = [];
+  try {
+    const chains = await Promise.all(
+      NETWORKS.map(async (id, i) => {
+        const anvil = await startAnvil({ chainId: 31337 + i });
+        anvils.push(anvil);
+        const provider = new JsonRpcProvider(anvil.rpcUrl, 31337 + i, {
+          staticNetwork: true,
+          cacheTimeout: -1,
+        });
+        const deployer = await rich(provider);
+        const contracts = await deployDevContracts(deployer, {
+          tokens: DEFAULT_DEV_TOKENS.map((t) => ({ ...t, depositFee: '0.1' })),
+          feeWallet: deployer.address,
+        });
+        return { id, chainId: 31337 + i, anvil, provider, deployer, contracts };
+      }),
+    );
+    const networks = networkFileSchema.parse({
+      networks: chains.map((c) => ({
+        id: c.id,
+        kind: 'evm',
+        chainId: c.chainId,
+        rpcUrls: [c.anvil.rpcUrl],
+        tokens: Object.values(c.contracts.tokens).map((t) => ({
+          symbol: t.symbol,
+          address: t.address,
+          decimals: t.decimals,
+          depositFee: '0.1',
+        })),
+        contracts: contractsOf(c.contracts),
+        finalityDepth: 1,
+      })),
+    });
+    const url = await db.createDatabase('bench');
+    await migrate(url);
+    const config = loadConfig({
+      DATABASE_URL: url,
+      NETWORKS_FILE: '(bench)',
+      SECRETS_KEY: randomBytes(32).toString('hex'),
+      RUN_WORKER: 'false',
+      LOG_LEVEL: 'error',
+    });
+    const app = await createApp({ config, networks, logger: createLogger('error') });
+    const merchant = await app.services.merchants.create(app.fork(), {
+      name: 'Bench',
+      webhookUrl: 'http://127.0.0.1:9/hook',
+    });
+    await app.services.merchants.issueKey(app.fork(), merchant.id);
+    const wallet = Wallet.createRandom().address;
+    for (const c of chains)
+      await app.services.merchants.setSettlementWallet(app.fork(), merchant.id, c.id, wallet);
+
+    // 1. Scanner throughput on `eth`.
+    const eth = chains[0]!;
+    await app.fork().execute(
+      `insert into deposit_addresses (merchant_id, network, player_id, wallet, player_key, address, created_at)
+         select ?, 'eth', 'p' || i, ?, '0x' || lpad(to_hex(i), 64, '0'), '0xab' || lpad(to_hex(i), 38, '0'), now()
+           from generate_series(1, ?::int) as i`,
+      [merchant.id, wallet.toLowerCase(), addresses],
+    );
+    const issued = (i: number) => `0xab${i.toString(16).padStart(38, '0')}`;
+    const player = await rich(eth.provider);
+    await fundPlayers(eth.deployer, [eth.contracts.tokens.USDC!], [player.address], String(transfers));
+    const usdc = contractAt('TestToken', eth.contracts.tokens.USDC!.address, player);
+    await (
+      await usdc.getFunction('approve')(eth.contracts.multicall3, parseUnits(String(transfers), 6))
+    ).wait();
+    const multicall = contractAt('Multicall3', eth.contracts.multicall3, player);
+    const from = (await eth.provider.getBlockNumber()) + 1;
+    const gap = Math.max(0, Math.floor(blocks / (transfers / PER_TX)) - 1);
+    for (let tx = 0; tx < transfers / PER_TX; tx++) {
+      const calls = Array.from({ length: PER_TX }, (_, j) => {
+        const n = tx * PER_TX + j;
+        const to = n % 10 === 0 ? issued(1 + ((n * 7919) % addresses)) : Wallet.createRandom().address;
+        return {
+          target: eth.contracts.tokens.USDC!.address,
+          allowFailure: false,
+          callData: usdc.interface.encodeFunctionData('transferFrom', [player.address, to, 1_000_000n]),
+        };
+      });
+      await (await multicall.getFunction('aggregate3')(calls, { gasLimit: 10_000_000n })).wait();
+      if (gap > 0) await eth.provider.send('anvil_mine', [`0x${gap.toString(16)}`]);
+    }
+    await eth.provider.send('anvil_mine', ['0x46']); // past anvil's finalized block (64 behind the head)
+    const to = await eth.provider.getBlockNumber();
+    const scanned = to - from + 1;
+
+    const tokens = Object.values(eth.contracts.tokens).map((t) => t.address);
+    const t0 = performance.now();
+    let logs = 0;
+    for (let a = from; a <= to; a += 2000)
+      logs += (await getLogs(eth.anvil.rpcUrl, tokens, a, Math.min(to, a + 1999))).length;
+    const rawSeconds = (performance.now() - t0) / 1000;
+
+    const config0 = app.services.networks.get('eth')!;
+    const follower = createFollower({
+      network: config0,
+      source: evmSource(app.services.chainClients.evm(config0), config0),
+      consumers: [
+        depositConsumer(
+          { logger: app.logger, startBlock: from, canSweep: false },
+          depositNetworkOf(config0)!,
+        ),
+      ],
+      fork: () => app.fork(),
+      fence: async () => {},
+      logger: app.logger,
+    });
+    const t1 = performance.now();
+    while (!(await follower.tick()).caughtUp) {}
+    const scanSeconds = (performance.now() - t1) / 1000;
+    const [credited] = await app
+      .fork()
+      .execute<{ n: string }[]>(`select count(*)::text as n from deposits where status = 'credited'`);
+    const matched = Number(credited!.n);
+    if (matched !== transfers / 10) throw new Error(`credited ${matched} of ${transfers / 10} deposits`);
+    const [cursor] = await app
+      .fork()
+      .execute<{ block_number: string }[]>(`select block_number from chain_cursors where stream = ?`, [
+        DEPOSITS_STREAM,
+      ]);
+    console.log(
+      `\n1. Scanner: ${scanned} blocks, ${logs} transfers (${matched} to ${addresses} issued addresses), cold cursor → ${cursor?.block_number}`,
+    );
+    console.log(
+      `   baseline: raw eth_getLogs of the same ranges and tokens  ${rawSeconds.toFixed(3)} s  (${(scanned / rawSeconds).toFixed(0)} blocks/s)`,
+    );
+    console.log(
+      `   deposits consumer (logs, lookup, ledger, deposits, credit + webhooks)  ${scanSeconds.toFixed(3)} s  ` +
+        `${(scanned / scanSeconds).toFixed(0)} blocks/s, ${(matched / scanSeconds).toFixed(0)} matched transfers/s, ` +
+        `ratio baseline/consumer ${(rawSeconds / scanSeconds).toFixed(3)}`,
+    );
+
+    // 2. Balance latency, 3 networks × 3 tokens.
+    const em = app.fork();
+    const balanceMs: number[] = [];
+    const bareMs: number[] = [];
+    for (let i = 0; i < reads; i++) {
+      const a = performance.now();
+      const result = await app.services.balances.balances(em, merchant.id);
+      balanceMs.push(performance.now() - a);
+      if (result.balances.length !== 9 || result.balances.some((b) => b.error))
+        throw new Error(`balance read failed: ${JSON.stringify(result.balances.find((b) => b.error))}`);
+      const b = performance.now();
+      await Promise.all(
+        chains.map((c) =>
+          rpc(c.anvil.rpcUrl, 'eth_call', [
+            {
+              to: c.contracts.tokens.USDT!.address,
+              data: usdc.interface.encodeFunctionData('balanceOf', [wallet]),
+            },
+            'latest',
+          ]),
+        ),
+      );
+      bareMs.push(performance.now() - b);
+    }
+    balanceMs.sort((x, y) => x - y);
+    bareMs.sort((x, y) => x - y);
+    const p = (s: number[], q: number) => `${percentile(s, q).toFixed(2)} ms`;
+    console.log(`\n2. Balance: ${NETWORKS.length} networks × 3 tokens, ${reads} reads`);
+    console.log(
+      `   baseline: one bare eth_call per network, in parallel   p50 ${p(bareMs, 0.5)}  p95 ${p(bareMs, 0.95)}`,
+    );
+    console.log(
+      `   GET /v1/balance's read (Multicall3 per network)        p50 ${p(balanceMs, 0.5)}  p95 ${p(balanceMs, 0.95)}  ` +
+        `ratio p50 ${(percentile(balanceMs, 0.5) / percentile(bareMs, 0.5)).toFixed(2)}×`,
+    );
+    await app.close();
+  } finally {
+    for (const a of anvils) await a.stop();
+    await db.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const contractsOf = (c: DevContracts) => ({
+  forwarderFactory: c.forwarderFactory,
+  forwarderImplementation: c.forwarderImplementation,
+  multicall3: c.multicall3,
+});
+
+async function rich(provider: JsonRpcProvider): Promise<Wallet> {
+  const wallet = new Wallet(Wallet.createRandom().privateKey, provider);
+  await provider.send('anvil_setBalance', [wallet.address, `0x${parseEther('1000').toString(16)}`]);
+  return wallet;
+}
+
+async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  return ((await res.json()) as { result: unknown }).result;
+}
+
+async function getLogs(url: string, tokens: string[], a: number, b: number): Promise<unknown[]> {
+  return (await rpc(url, 'eth_getLogs', [
+    {
+      fromBlock: `0x${a.toString(16)}`,
+      toBlock: `0x${b.toString(16)}`,
+      address: tokens,
+      topics: [TRANSFER_TOPIC],
+    },
+  ])) as unknown[];
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  await main();
+  process.exit(0);
+}
