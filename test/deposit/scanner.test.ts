@@ -166,4 +166,24 @@ describe('the deposit scanner', () => {
     expect(await eventsOf('five')).toHaveLength(1);
     expect(await eventsOf('twice')).toHaveLength(2);
   });
+  it('shows operators deposits and issued addresses over GraphQL; merchants cannot list them', async () => {
+    const token = await f.t.operatorToken();
+    const { data, errors } = await f.t.graphql(
+      token,
+      `query ($m: ID!) {
+         deposits(playerId: "dust") { nodes { id status amount fee credited token network block } }
+         credited: deposits(merchantId: $m, status: credited, first: 1) { nodes { id } hasNextPage }
+         depositAddresses(merchantId: $m, playerId: "five") { address wallet deployed playerId }
+       }`,
+      { m: f.merchant.id },
+    );
+    expect(errors).toBeUndefined();
+    expect((data as Body).deposits.nodes).toEqual([
+      expect.objectContaining({ status: 'below_fee', amount: '0.5', fee: '0.5', credited: '0', token: 'USDT' }),
+    ]);
+    expect((data as Body).credited).toMatchObject({ nodes: [{ id: expect.stringMatching(/^dep_/) }], hasNextPage: true });
+    expect((data as Body).depositAddresses).toEqual([
+      { address: expect.stringMatching(/^0x[0-9a-f]{40}$/), wallet: f.wallet.toLowerCase(), deployed: false, playerId: 'five' },
+    ]);
+  });
 });

@@ -49,10 +49,17 @@ describe('the relayer', () => {
     );
     expect(done.status).toBe('completed');
     expect(await f.balance('USDT', order.recipient)).toBe(4_250_000n);
-    const txs = await f.t.app.fork().execute<{ hash: string; status: string; nonce: string }[]>(
-      `select t.hash, t.status, t.nonce from relay_transactions t join relay_requests r on r.id = t.request_id
-          where r.subject_id = ?`,
-      [order.id],
+    // The payout completes from the router's event; the relayer's watcher records its transaction as
+    // mined in its own step of the follower's tick, a moment later.
+    const txs = await until(
+      () =>
+        f.t.app.fork().execute<{ hash: string; status: string; nonce: string }[]>(
+          `select t.hash, t.status, t.nonce from relay_transactions t join relay_requests r on r.id = t.request_id
+              where r.subject_id = ?`,
+          [order.id],
+        ),
+      (rows) => rows.some((t) => t.status === 'mined'),
+      10_000,
     );
     expect(txs).toHaveLength(1);
     expect(txs[0]).toMatchObject({ status: 'mined', hash: done.tx_hash });
