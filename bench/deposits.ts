@@ -1,29 +1,13 @@
-/**
- * Standing-address benchmark, on fresh anvils and an embedded PostgreSQL:
- *
- *   npx tsx bench/deposits.ts [--addresses 100000] [--blocks 5000] [--transfers 2000] [--reads 200]
- *
- * 1. Scanner throughput: `--blocks` blocks holding `--transfers` token transfers (one in ten to an
- *    issued address) are scanned from a cold cursor by the deposits consumer with `--addresses` issued
- *    addresses in the database (log query, address lookup, ledger rows, deposits, crediting with
- *    webhooks), next to the raw eth_getLogs of the same ranges and filter in the same run.
- * 2. Balance latency: GET /v1/balance's service call for 3 networks × 3 tokens (one Multicall3 round
- *    trip per network, in parallel), p50/p95, next to one bare eth_call per network in parallel.
- */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { JsonRpcProvider, parseEther, parseUnits, Wallet } from 'ethers';
-import { createApp } from '../src/app.ts';
 import { type AnvilNode, startAnvil } from '../src/chains/anvil.ts';
 import { contractAt } from '../src/chains/contracts.ts';
 import { networkFileSchema } from '../src/chains/networks.ts';
-import { loadConfig } from '../src/config.ts';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
-import { migrate } from '../src/db/migrate.ts';
 import {
   DEFAULT_DEV_TOKENS,
   type DevContracts,
@@ -32,11 +16,10 @@ import {
 } from '../src/devstack/deploy.ts';
 import { evmSource } from '../src/followers/evm-source.ts';
 import { createFollower } from '../src/followers/follower.ts';
-import { createLogger } from '../src/lib/logger.ts';
 import { depositNetworkOf } from '../src/modules/deposit/deposit.chain.ts';
 import { DEPOSITS_STREAM, depositConsumer } from '../src/modules/deposit/deposit.consumer.ts';
 import { TRANSFER_TOPIC } from '../src/modules/deposit/deposit.scan.ts';
-import { percentile } from './support.ts';
+import { benchApp, percentile } from './support.ts';
 
 const PER_TX = 100;
 const NETWORKS = ['eth', 'bsc', 'polygon'];
@@ -93,20 +76,7 @@ export async function main(argv = process.argv.slice(2)) {
       })),
     });
     const url = await db.createDatabase('bench');
-    await migrate(url);
-    const config = loadConfig({
-      DATABASE_URL: url,
-      NETWORKS_FILE: '(bench)',
-      SECRETS_KEY: randomBytes(32).toString('hex'),
-      RUN_WORKER: 'false',
-      LOG_LEVEL: 'error',
-    });
-    const app = await createApp({ config, networks, logger: createLogger('error') });
-    const merchant = await app.services.merchants.create(app.fork(), {
-      name: 'Bench',
-      webhookUrl: 'http://127.0.0.1:9/hook',
-    });
-    await app.services.merchants.issueKey(app.fork(), merchant.id);
+    const { app, merchant } = await benchApp(url, networks);
     const wallet = Wallet.createRandom().address;
     for (const c of chains)
       await app.services.merchants.setSettlementWallet(app.fork(), merchant.id, c.id, wallet);

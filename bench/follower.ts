@@ -1,17 +1,3 @@
-/**
- * Chain follower benchmark, on a fresh anvil and an embedded PostgreSQL:
- *
- *   npx tsx bench/follower.ts [--payments 200] [--poll 100] [--blocks 10000] [--backfill 2000]
- *
- * 1. Detection latency: the chain followers run as in a worker; each payment is mined, then the blocks
- *    that bring it to its confirmation depth; measured from the moment that last block exists to the
- *    moment the session's settlement is committed (seen `completed` in the database).
- * 2. Backfill into the ledger: `--blocks` blocks holding `--backfill` payments are caught up from a
- *    cold cursor by the follower (scan, ledger rows, claims, confirmation, settlement with webhook),
- *    next to a baseline measured in the same run on the same node and database: raw eth_getLogs of
- *    the same ranges plus one bulk INSERT of the same rows.
- */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,20 +5,16 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type JsonRpcProvider, Wallet } from 'ethers';
 import { startChainFollowers } from '../daemons/chain-followers.ts';
-import { createApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
-import { migrate } from '../src/db/migrate.ts';
 import type { EntityManager } from '../src/db/orm.ts';
 import { evmSource } from '../src/followers/evm-source.ts';
 import { createFollower } from '../src/followers/follower.ts';
 import { newId } from '../src/lib/ids.ts';
-import { createLogger } from '../src/lib/logger.ts';
 import { PAYMENT_ROUTER, PAYMENT_TOPIC } from '../src/modules/session/session.chain.ts';
 import { sessionConsumer } from '../src/modules/session/session.consumer.ts';
 import { Session } from '../src/modules/session/session.entity.ts';
 import { orderRefOf } from '../src/modules/session/session.service.ts';
-import { paymentChain, percentile } from './support.ts';
+import { benchApp, paymentChain, percentile } from './support.ts';
 
 const AMOUNT = 1_000_000n; // 1 USDC: the 3-block tier
 const DEPTH = 3;
@@ -64,20 +46,7 @@ export async function main(argv = process.argv.slice(2)) {
   });
   try {
     const url = await db.createDatabase('bench');
-    await migrate(url);
-    const config = loadConfig({
-      DATABASE_URL: url,
-      NETWORKS_FILE: '(bench)',
-      SECRETS_KEY: randomBytes(32).toString('hex'),
-      RUN_WORKER: 'false',
-      LOG_LEVEL: 'error',
-    });
-    const app = await createApp({ config, networks, logger: createLogger('error') });
-    const merchant = await app.services.merchants.create(app.fork(), {
-      name: 'Bench',
-      webhookUrl: 'http://127.0.0.1:9/hook',
-    });
-    await app.services.merchants.issueKey(app.fork(), merchant.id);
+    const { app, merchant } = await benchApp(url, networks);
     const settlement = Wallet.createRandom().address;
     await app.services.merchants.setSettlementWallet(app.fork(), merchant.id, 'eth', settlement);
 

@@ -1,13 +1,17 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { JsonRpcProvider, MaxUint256, parseEther, Wallet } from 'ethers';
+import { createApp } from '../src/app.ts';
 import { startAnvil } from '../src/chains/anvil.ts';
 import { contractAt } from '../src/chains/contracts.ts';
-import { networkFileSchema } from '../src/chains/networks.ts';
+import { type NetworkFile, networkFileSchema } from '../src/chains/networks.ts';
+import { loadConfig } from '../src/config.ts';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { DEFAULT_DEV_TOKENS, deployDevContracts } from '../src/devstack/deploy.ts';
+import { createLogger } from '../src/lib/logger.ts';
 
 /** The value below which a fraction `p` of the sorted samples fall (nearest rank); 0 for none. */
 export const percentile = (sorted: number[], p: number): number =>
@@ -129,4 +133,27 @@ export async function payoutStack(name: string, router: 'payoutRouter' | 'batchP
     await stop();
     throw error;
   }
+}
+
+/**
+ * The service on a migrated bench database `url` (no worker, quiet logs) with one merchant holding an
+ * API key, its webhooks going nowhere reachable.
+ */
+export async function benchApp(url: string, networks: NetworkFile, env: Record<string, string> = {}) {
+  await migrate(url);
+  const config = loadConfig({
+    DATABASE_URL: url,
+    NETWORKS_FILE: '(bench)',
+    SECRETS_KEY: randomBytes(32).toString('hex'),
+    RUN_WORKER: 'false',
+    LOG_LEVEL: 'error',
+    ...env,
+  });
+  const app = await createApp({ config, networks, logger: createLogger('error') });
+  const merchant = await app.services.merchants.create(app.fork(), {
+    name: 'Bench',
+    webhookUrl: 'http://127.0.0.1:9/hook',
+  });
+  await app.services.merchants.issueKey(app.fork(), merchant.id);
+  return { app, config, merchant };
 }

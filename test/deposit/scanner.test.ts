@@ -179,11 +179,25 @@ describe('the deposit scanner', () => {
     );
     expect(errors).toBeUndefined();
     expect((data as Body).deposits.nodes).toEqual([
-      expect.objectContaining({ status: 'below_fee', amount: '0.5', fee: '0.5', credited: '0', token: 'USDT' }),
+      expect.objectContaining({
+        status: 'below_fee',
+        amount: '0.5',
+        fee: '0.5',
+        credited: '0',
+        token: 'USDT',
+      }),
     ]);
-    expect((data as Body).credited).toMatchObject({ nodes: [{ id: expect.stringMatching(/^dep_/) }], hasNextPage: true });
+    expect((data as Body).credited).toMatchObject({
+      nodes: [{ id: expect.stringMatching(/^dep_/) }],
+      hasNextPage: true,
+    });
     expect((data as Body).depositAddresses).toEqual([
-      { address: expect.stringMatching(/^0x[0-9a-f]{40}$/), wallet: f.wallet.toLowerCase(), deployed: false, playerId: 'five' },
+      {
+        address: expect.stringMatching(/^0x[0-9a-f]{40}$/),
+        wallet: f.wallet.toLowerCase(),
+        deployed: false,
+        playerId: 'five',
+      },
     ]);
   });
 });
