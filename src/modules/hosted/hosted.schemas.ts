@@ -37,3 +37,15 @@ export const hostedLinkResponse = z.object({
   url: z.string().describe('Page address; its path is /p/{token}.'),
   expires_at: z.string().optional().describe('Link expiry (ISO 8601).'),
 });
+
+/** `POST /v1/hpp/link` as sent over REST: what the page shows around the steps. */
+export const hostedLinkInfoResponse = z.object({
+  session: z.string().describe('Session id.'),
+  language: z.enum(['en', 'ru', 'es']).describe('The page language (the components use the same).'),
+  network: z.string().optional().describe('Network, once chosen or prefilled.'),
+  token: z.string().optional().describe('Token symbol, once chosen or prefilled.'),
+  amount: z.string().optional().describe('Amount in whole units, once entered or prefilled.'),
+  expires_at: z.string().optional().describe('Link expiry (ISO 8601); applies only while paid is false.'),
+  paid: z.boolean().describe('A payment is reported or found: the link no longer expires.'),
+  return_url: z.string().optional().describe('Where the page sends the player after a terminal step.'),
+});

@@ -1,0 +1,156 @@
+/**
+ * Browser support for the hosted page: Debian's chromium driven by playwright-core, a test EIP-1193
+ * wallet (an init script that forwards every request to a node-side signer holding a development
+ * key on the test anvil chain), and a settling loop that runs the chain listener while a page waits.
+ */
+import { existsSync } from 'node:fs';
+import type { Wallet } from 'ethers';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import {
+  followerOf,
+  mine,
+  type SessionFixture,
+  sendWalletAction,
+  type WalletActionBody,
+} from '../session/support.ts';
+
+export const CHROMIUM = '/usr/bin/chromium';
+/** CI installs chromium (.ci/run) and never skips; elsewhere the browser tests need it installed. */
+export const noBrowser = !existsSync(CHROMIUM) && !process.env.CI;
+
+export function launch(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+}
+
+export interface RpcError {
+  code: number;
+  message: string;
+}
+
+/** The node side of the test wallet: what it answers and what it was asked. */
+export interface TestWallet {
+  account: Wallet;
+  chainId: string;
+  /** Every method requested, in order. */
+  calls: string[];
+  /** The next request of `method` fails with `error` (a rejection, a closed popup, …). */
+  failNext(method: string, error: RpcError): void;
+}
+
+/**
+ * Installs the test wallet in every page and frame of `context`: `window.ethereum` and an EIP-6963
+ * announcement. It starts on mainnet (0x1) so the page must switch to the step's chain; it knows only
+ * mainnet and the anvil chain (anything else is 4902, as real wallets answer).
+ */
+export async function installWallet(
+  context: BrowserContext,
+  f: SessionFixture,
+  account: Wallet,
+): Promise<TestWallet> {
+  const anvilChain = `0x${Number((await f.provider.getNetwork()).chainId).toString(16)}`;
+  const failures = new Map<string, RpcError>();
+  const wallet: TestWallet = {
+    account,
+    chainId: '0x1',
+    calls: [],
+    failNext: (method, error) => failures.set(method, error),
+  };
+  await context.exposeFunction('__cashierTestWallet', async (method: string, paramsJson: string) => {
+    wallet.calls.push(method);
+    const params = JSON.parse(paramsJson) as unknown[];
+    const failure = failures.get(method);
+    if (failure) {
+      failures.delete(method);
+      return JSON.stringify({ error: failure });
+    }
+    try {
+      return JSON.stringify({ result: await answer(method, params) });
+    } catch (error) {
+      return JSON.stringify({ error: { code: -32603, message: (error as Error).message } });
+    }
+  });
+  async function answer(method: string, params: unknown[]): Promise<unknown> {
+    switch (method) {
+      case 'eth_requestAccounts':
+      case 'eth_accounts':
+        return [wallet.account.address];
+      case 'eth_chainId':
+        return wallet.chainId;
+      case 'wallet_switchEthereumChain': {
+        const chainId = (params[0] as { chainId: string }).chainId;
+        if (BigInt(chainId) !== BigInt(anvilChain) && BigInt(chainId) !== 1n)
+          throw Object.assign(new Error('Unrecognized chain ID'), { code: 4902 });
+        wallet.chainId = chainId;
+        return null;
+      }
+      case 'eth_sendTransaction':
+        if (BigInt(wallet.chainId) !== BigInt(anvilChain)) throw new Error('wallet is on another chain');
+        return sendWalletAction(wallet.account, { method, params } as WalletActionBody);
+      default:
+        throw new Error(`test wallet: ${method} not supported`);
+    }
+  }
+  await context.addInitScript(() => {
+    const call = (window as unknown as { __cashierTestWallet(m: string, p: string): Promise<string> })
+      .__cashierTestWallet;
+    const provider = {
+      async request(args: { method: string; params?: unknown[] }) {
+        const answer = JSON.parse(await call(args.method, JSON.stringify(args.params ?? []))) as {
+          result?: unknown;
+          error?: { code: number; message: string };
+        };
+        if (answer.error) throw Object.assign(new Error(answer.error.message), { code: answer.error.code });
+        return answer.result;
+      },
+      on() {},
+      removeListener() {},
+    };
+    (window as unknown as { ethereum: unknown }).ethereum = provider;
+    const info = Object.freeze({
+      uuid: '6b1c8d2e-0000-4000-8000-000000000001',
+      name: 'Test Wallet',
+      icon: 'data:image/svg+xml,%3Csvg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"/%3E',
+      rdns: 'test.cashier.wallet',
+    });
+    const announce = () =>
+      window.dispatchEvent(
+        new CustomEvent('eip6963:announceProvider', { detail: Object.freeze({ info, provider }) }),
+      );
+    window.addEventListener('eip6963:requestProvider', announce);
+    announce();
+  });
+  return wallet;
+}
+
+/** Console errors, page errors and failed requests of a page: the page must have none. */
+export function watchProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('requestfailed', (r) => problems.push(`failed: ${r.url()} ${r.failure()?.errorText}`));
+  return problems;
+}
+
+/** Runs the chain listener and mines a block every `ms` until stopped, as the worker would. */
+export function settling(f: SessionFixture, ms = 100) {
+  const follower = followerOf(f);
+  let on = true;
+  const loop = (async () => {
+    while (on) {
+      await follower.pass();
+      await mine(f, 1);
+      await new Promise((r) => setTimeout(r, ms));
+    }
+  })();
+  return {
+    async stop() {
+      on = false;
+      await loop;
+    },
+  };
+}
