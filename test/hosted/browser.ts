@@ -4,7 +4,7 @@
  * key on the test anvil chain), and a settling loop that runs the chain listener while a page waits.
  */
 import { existsSync } from 'node:fs';
-import type { Wallet } from 'ethers';
+import type { JsonRpcProvider, Wallet } from 'ethers';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import {
   followerOf,
@@ -88,7 +88,7 @@ export async function installWallet(
       }
       case 'eth_sendTransaction':
         if (BigInt(wallet.chainId) !== BigInt(anvilChain)) throw new Error('wallet is on another chain');
-        return sendWalletAction(wallet.account, { method, params } as WalletActionBody);
+        return broadcast(wallet.account, params[0] as { to: string; data: string; value: string });
       default:
         throw new Error(`test wallet: ${method} not supported`);
     }
@@ -125,6 +125,25 @@ export async function installWallet(
   return wallet;
 }
 
+/**
+ * Signs and sends a transaction as a browser wallet does: the hash is the answer once it is sent (here
+ * mined, anvil mines at once), whether or not it reverted; gas is not estimated, so a reverting call
+ * is still sent.
+ */
+async function broadcast(account: Wallet, tx: { to: string; data: string; value: string }): Promise<string> {
+  const provider = account.provider as JsonRpcProvider;
+  const nonce = Number(BigInt(await provider.send('eth_getTransactionCount', [account.address, 'pending'])));
+  const sent = await account.sendTransaction({
+    to: tx.to,
+    data: tx.data,
+    value: BigInt(tx.value),
+    nonce,
+    gasLimit: 300_000n,
+  });
+  await provider.waitForTransaction(sent.hash);
+  return sent.hash;
+}
+
 /** Console errors, page errors and failed requests of a page: the page must have none. */
 export function watchProblems(page: Page): string[] {
   const problems: string[] = [];
@@ -152,5 +171,47 @@ export function settling(f: SessionFixture, ms = 100) {
       on = false;
       await loop;
     },
+  };
+}
+
+/**
+ * A merchant's site on another origin (127.0.0.1, where links say localhost): `/shop?link=…` embeds the
+ * link with the SDK and records the callbacks and every cashier message in `window.seen`; any other
+ * path answers a plain page (the return URL lands there).
+ */
+export async function startMerchantSite(serviceUrl: string) {
+  const { createServer } = await import('node:http');
+  const shop = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title></head><body>
+<h1>Shop</h1><button id="pay" type="button">Pay with crypto</button>
+<script src="${serviceUrl}/hpp/sdk.js"></script>
+<script>
+window.seen = { callbacks: [], messages: [] };
+addEventListener('message', function (e) {
+  if (e.origin !== location.origin && e.data && e.data.source === 'crypto-cashier') window.seen.messages.push(e.data.type);
+});
+document.getElementById('pay').addEventListener('click', function () {
+  window.handle = CryptoCashier.open({
+    url: new URLSearchParams(location.search).get('link'),
+    onCompleted: function () { window.seen.callbacks.push('completed'); },
+    onFailed: function () { window.seen.callbacks.push('failed'); },
+    onClose: function () { window.seen.callbacks.push('close'); },
+  });
+});
+</script></body></html>`;
+  const server = createServer((req, res) => {
+    const body = req.url?.startsWith('/shop')
+      ? shop
+      : '<!doctype html><title>Back at the shop</title><p>Back';
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as import('node:net').AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
