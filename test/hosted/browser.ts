@@ -6,13 +6,7 @@
 import { existsSync } from 'node:fs';
 import type { JsonRpcProvider, Wallet } from 'ethers';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import {
-  followerOf,
-  mine,
-  type SessionFixture,
-  sendWalletAction,
-  type WalletActionBody,
-} from '../session/support.ts';
+import { followerOf, mine, type SessionFixture } from '../session/support.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 /** CI installs chromium (.ci/run) and never skips; elsewhere the browser tests need it installed. */
