@@ -7,6 +7,7 @@ export type Lang = 'en' | 'ru' | 'es';
 
 const TEXTS = {
   title: { en: 'Payment', ru: 'Оплата', es: 'Pago' },
+  brand: { en: 'Crypto payment', ru: 'Оплата криптовалютой', es: 'Pago con cripto' },
   loading: { en: 'Loading…', ru: 'Загрузка…', es: 'Cargando…' },
   invalid: {
     en: 'This payment link is not valid. Ask the shop for a new one.',

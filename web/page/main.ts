@@ -421,6 +421,7 @@ async function start() {
     state.info = info;
     setLang(info.language);
     document.title = tr('title');
+    document.getElementById('brand')!.textContent = tr('brand');
     apply(step);
   } catch (error) {
     if (error instanceof ApiError && (error.status === 404 || error.status === 410)) gone(error.code);

@@ -24,28 +24,33 @@ export function renderStep(step: StepResponse, busy: boolean, handlers: StepHand
     'data-step': step.step,
     'aria-busy': busy ? 'true' : undefined,
   });
+  const components = step.components ?? [];
+  const hasConnect = components.some((c) => c.type === 'wallet_connect');
+  const walletButton =
+    step.wallet_action && step.submit_action && !hasConnect
+      ? h(
+          'button',
+          {
+            type: 'button',
+            class: 'primary',
+            'data-wallet-action': '',
+            disabled: busy,
+            onclick: () => handlers.runWalletAction(),
+          },
+          tr('confirm_wallet'),
+        )
+      : null;
+  // The wallet button goes after the step's texts, before trailing choices such as "Change wallet".
+  let at = components.length;
+  while (at > 0 && components[at - 1]!.type === 'button_group') at--;
   let headingDone = false;
-  for (const component of step.components ?? []) {
+  components.forEach((component, i) => {
+    if (i === at && walletButton) section.append(walletButton);
     const el = renderComponent(component, busy, handlers, !headingDone);
     if (component.type === 'heading') headingDone = true;
     if (el) section.append(el);
-  }
-  const hasConnect = (step.components ?? []).some((c) => c.type === 'wallet_connect');
-  if (step.wallet_action && step.submit_action && !hasConnect) {
-    section.append(
-      h(
-        'button',
-        {
-          type: 'button',
-          class: 'primary',
-          'data-wallet-action': '',
-          disabled: busy,
-          onclick: () => handlers.runWalletAction(),
-        },
-        tr('confirm_wallet'),
-      ),
-    );
-  }
+  });
+  if (at === components.length && walletButton) section.append(walletButton);
   return section;
 }
 
