@@ -2,7 +2,7 @@ import { ApiError, api, type Component, type LinkInfo, type StepResponse } from 
 import { h } from './dom.ts';
 import { setLang, tr } from './i18n.ts';
 import { startLive } from './live.ts';
-import { renderStep } from './render.ts';
+import { clearFieldError, renderStep } from './render.ts';
 import {
   availableWallets,
   checkAccount,
@@ -99,10 +99,21 @@ function remaining(): string {
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
 }
 
+/** A selector that finds the focused element again after a re-render (elements are rebuilt). */
+function focusKey(el: Element | null): string | undefined {
+  if (!el || el === document.body) return undefined;
+  if (el.id) return `#${CSS.escape(el.id)}`;
+  for (const attr of ['name', 'data-value', 'data-wallet', 'data-wallet-action', 'data-retry']) {
+    const value = el.getAttribute(attr);
+    if (value !== null) return `${el.tagName.toLowerCase()}[${attr}="${CSS.escape(value)}"]`;
+  }
+  return undefined;
+}
+
 function render(focusHeading = false) {
   // Keep what the player typed and where the focus was across a re-render.
   const typed = new Map([...root.querySelectorAll('input')].map((i) => [i.name, i.value]));
-  const focusedName = (document.activeElement as HTMLInputElement | null)?.name;
+  const focused = focusKey(document.activeElement);
   const body: (Node | null | false)[] = [];
   if (state.gone) {
     body.push(
@@ -150,9 +161,11 @@ function render(focusHeading = false) {
   for (const input of root.querySelectorAll('input')) {
     const value = typed.get(input.name);
     if (value) input.value = value;
-    if (focusedName && input.name === focusedName) input.focus();
   }
-  if (focusHeading) document.getElementById('step-heading')?.focus();
+  const again = focusHeading
+    ? document.getElementById('step-heading')
+    : focused && root.querySelector(focused);
+  if (again instanceof HTMLElement && again !== document.activeElement) again.focus();
 }
 
 function ending(): HTMLElement {
@@ -226,9 +239,11 @@ function apply(next: StepResponse) {
     state.error = undefined;
     state.choosing = undefined;
     state.noWallet = false;
+    clearFieldError();
     // Network, coin and amount may have just been chosen; the link stops expiring once paid.
     api.link(token).then(
       (info) => {
+        if (JSON.stringify(info) === JSON.stringify(state.info)) return;
         state.info = info;
         render();
       },

@@ -14,8 +14,13 @@ export interface StepHandlers {
 
 const POSITIVE_DECIMAL = /^(?:\d+(?:\.\d*)?|\.\d+)$/;
 
-let ids = 0;
-const nextId = (prefix: string) => `${prefix}-${++ids}`;
+/** The amount field's message survives re-renders (a push or the link info arriving) until the step changes. */
+let fieldError: string | undefined;
+
+/** Forgets the field's message (the step changed). */
+export function clearFieldError(): void {
+  fieldError = undefined;
+}
 
 /** Renders a StepResponse's components in order (section 2.3), then its wallet action button. */
 export function renderStep(step: StepResponse, busy: boolean, handlers: StepHandlers): HTMLElement {
@@ -96,7 +101,7 @@ function renderComponent(
 }
 
 function renderOption(o: StepOption, busy: boolean, handlers: StepHandlers): HTMLElement {
-  const reasonId = o.disabled && o.reason ? nextId('reason') : undefined;
+  const reasonId = o.disabled && o.reason ? `reason-${o.value}` : undefined;
   // Disabled options stay focusable (aria-disabled) so a screen reader reaches them and their reason.
   return h(
     'button',
@@ -117,7 +122,8 @@ function renderOption(o: StepOption, busy: boolean, handlers: StepHandlers): HTM
 }
 
 function renderInput(c: Component, busy: boolean, handlers: StepHandlers): HTMLElement {
-  const id = nextId('input');
+  // Stable ids: a re-render finds the focused field again by its id.
+  const id = `field-${c.name ?? 'value'}`;
   const errorId = `${id}-error`;
   const input = h('input', {
     id,
@@ -127,8 +133,9 @@ function renderInput(c: Component, busy: boolean, handlers: StepHandlers): HTMLE
     placeholder: c.placeholder ?? undefined,
     required: true,
     'aria-describedby': errorId,
+    'aria-invalid': fieldError ? 'true' : undefined,
   });
-  const error = h('p', { class: 'field-error', id: errorId, 'aria-live': 'assertive' });
+  const error = h('p', { class: 'field-error', id: errorId, 'aria-live': 'assertive' }, fieldError ?? '');
   const form = h(
     'form',
     {
@@ -138,11 +145,13 @@ function renderInput(c: Component, busy: boolean, handlers: StepHandlers): HTMLE
         event.preventDefault();
         const value = input.value.trim().replace(',', '.');
         if (!POSITIVE_DECIMAL.test(value) || !/[1-9]/.test(value)) {
-          error.textContent = tr('bad_amount');
+          fieldError = tr('bad_amount');
+          error.textContent = fieldError;
           input.setAttribute('aria-invalid', 'true');
           input.focus();
           return;
         }
+        fieldError = undefined;
         if (!busy && c.action) handlers.act(c.action, value);
       },
     },
