@@ -44,6 +44,8 @@ export async function installWallet(
   f: SessionFixture,
   account: Wallet,
 ): Promise<TestWallet> {
+  // Waits fail well inside the test's own timeout, naming what they waited for.
+  context.setDefaultTimeout(20_000);
   const anvilChain = `0x${Number((await f.provider.getNetwork()).chainId).toString(16)}`;
   const failures = new Map<string, RpcError>();
   const wallet: TestWallet = {
@@ -153,17 +155,30 @@ export function watchProblems(page: Page): string[] {
 export function settling(f: SessionFixture, ms = 100) {
   const follower = followerOf(f);
   let on = true;
+  let doing = 'idle';
   const loop = (async () => {
     while (on) {
+      doing = 'follower pass';
       await follower.pass();
+      doing = 'mining';
       await mine(f, 1);
+      doing = 'idle';
       await new Promise((r) => setTimeout(r, ms));
     }
   })();
   return {
+    /** Stops the loop; one stuck in a pass or in mining is an error naming where, not a silent hang. */
     async stop() {
       on = false;
-      await loop;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const stuck = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`settling loop stuck in ${doing}`)), 15_000);
+      });
+      try {
+        await Promise.race([loop, stuck]);
+      } finally {
+        clearTimeout(timer);
+      }
     },
   };
 }

@@ -136,6 +136,17 @@ describe.skipIf(noBrowser)('in Chromium', () => {
         ]);
       await page.goto(link.url);
       await page.locator('[data-gone="expired"]', { hasText: 'expired' }).waitFor();
+      // A link that runs out while the page is open: the countdown reaches zero and the page says so.
+      const short = await create();
+      await f.t.app
+        .fork()
+        .execute(`update sessions set hosted_expires_at = now() + interval '3 seconds' where id = ?`, [
+          short.session,
+        ]);
+      await page.goto(short.url);
+      await page.getByRole('heading', { name: 'Choose a network' }).waitFor();
+      expect(await page.locator('#time-left').textContent()).toMatch(/^0:0[0-3]$/);
+      await page.locator('[data-gone="expired"]').waitFor({ timeout: 10_000 });
     } finally {
       await context.close();
     }
