@@ -10,7 +10,10 @@ import { type FuzzTarget, runFuzz, startFuzzTarget } from '../support/fuzz.ts';
  */
 
 const CASES = Number(process.env.FUZZ_CASES ?? 800);
-const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
+// The stream of requests depends on the route table: a new route reshuffles which routes the fixed seed
+// reaches (at 800 cases the hardest ones, such as approval/broadcast, get only a few hits). This seed
+// reaches every route of the current table; adding a route may need a new one (FUZZ_SEED=… to try).
+const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
 
 let target: FuzzTarget;
 beforeAll(async () => {
