@@ -115,6 +115,30 @@ describe.skipIf(noBrowser)('access', () => {
     }
   });
 
+  it('a coin the wallet cannot pay with is shown disabled with its reason, reachable and inert', async () => {
+    const link = await create({ network: 'eth', amount: '5000' });
+    const context = await browser.newContext();
+    await installWallet(context, f, f.players[1]!);
+    const page = await context.newPage();
+    try {
+      await page.goto(link.url);
+      await page.getByRole('button', { name: 'Connect wallet' }).click();
+      await page.getByRole('heading', { name: 'Choose a coin' }).waitFor();
+      const usdc = page.locator('button[data-value="USDC"]');
+      expect(await usdc.getAttribute('aria-disabled')).toBe('true');
+      expect(await usdc.textContent()).toContain('Insufficient balance');
+      // The reason is the button's description, so a screen reader says it with the coin.
+      const describedBy = await usdc.getAttribute('aria-describedby');
+      expect(await page.locator(`#${describedBy}`).textContent()).toBe('Insufficient balance');
+      await usdc.focus();
+      await page.keyboard.press('Enter');
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await page.locator('[data-step]').getAttribute('data-step')).toBe('token_select');
+    } finally {
+      await context.close();
+    }
+  });
+
   it('no wallet in the browser: deep links that open this page in wallet apps', async () => {
     const link = await create({ network: 'eth' });
     const context = await browser.newContext();
