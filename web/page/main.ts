@@ -394,8 +394,10 @@ async function runWalletAction() {
   try {
     hash = await busy(async () => {
       const account = await requestAccount(wallet);
-      checkAccount(account, action.params);
       await ensureChain(wallet, action.chain_id);
+      // An account request is answered with the address itself; anything else is sent as given.
+      if (action.method === 'eth_requestAccounts') return account;
+      checkAccount(account, action.params);
       return (await wallet.request({ method: action.method, params: action.params })) as string;
     }, tr('waiting_wallet'));
     state.wallet = wallet;
