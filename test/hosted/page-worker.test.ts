@@ -74,7 +74,7 @@ describe.skipIf(noBrowser)('settlement in a separate worker process', () => {
       await page.getByRole('button', { name: 'Connect wallet' }).click();
       await page.locator('[data-wallet-action]').click();
       await page.getByRole('heading', { name: 'Confirm the payment' }).waitFor();
-      expect(await page.locator('body').getAttribute('data-live')).toBe('push');
+      await expect.poll(() => page.locator('body').getAttribute('data-live'), { timeout: 5000 }).toBe('push');
       await page.locator('[data-wallet-action]').click();
       await page.locator('.spinner').waitFor();
       const readsAtProcessing = statusReads.length;
