@@ -172,6 +172,37 @@ describe.skipIf(noBrowser)('in Chromium', () => {
     }
   });
 
+  it('a dropped socket: polling meanwhile, then the subscription again', async () => {
+    const link = await create();
+    const context = await browser.newContext();
+    const sockets: { close(): Promise<void> }[] = [];
+    await context.routeWebSocket(/\/graphql$/, (ws) => {
+      ws.connectToServer();
+      sockets.push(ws);
+    });
+    const page = await context.newPage();
+    try {
+      await page.goto(link.url);
+      await expect.poll(() => page.locator('body').getAttribute('data-live')).toBe('push');
+      await sockets[0]!.close();
+      await expect.poll(() => page.locator('body').getAttribute('data-live')).toBe('poll');
+      await expect
+        .poll(() => page.locator('body').getAttribute('data-live'), { timeout: 10_000 })
+        .toBe('push');
+      expect(sockets.length).toBe(2);
+      // The new subscription carries changes (sooner than the 2 s poll, which has stopped).
+      const res = await fetch(`${f.t.http.url}/v1/hpp/step`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ token: link.token, action: 'select_network', value: 'eth' }),
+      });
+      expect(res.status).toBe(200);
+      await page.getByRole('heading', { name: 'Connect your wallet' }).waitFor({ timeout: 1_500 });
+    } finally {
+      await context.close();
+    }
+  });
+
   it('with WebSockets blocked, polls /v1/hpp/status and still reaches the outcome', async () => {
     const link = await create({ network: 'eth', token: 'USDC', amount: '1' });
     const context = await browser.newContext();
