@@ -466,7 +466,8 @@ async function start() {
     // At zero the link is checked again: it answers 410 unless a payment arrived meanwhile.
     if (remaining() === '0:00' && !state.busy) void api.status(token).then(apply, (e) => fail(e));
   }, 1000);
-  document.addEventListener('keydown', (event) => {
+  // On key up, so the key's events have all reached this frame before the embedder removes it.
+  document.addEventListener('keyup', (event) => {
     if (event.key === 'Escape' && framed) post('cashier:close');
   });
 }
