@@ -16,6 +16,7 @@ COPY daemons ./daemons
 COPY migrations ./migrations
 COPY contracts/artifacts ./contracts/artifacts
 COPY schema ./schema
+COPY web ./web
 COPY tsconfig.json ./
 
 USER node

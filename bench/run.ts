@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const ALL = ['http', 'gas', 'webhooks', 'follower', 'takeover', 'payouts', 'batch', 'deposits'];
+const ALL = ['http', 'gas', 'webhooks', 'follower', 'takeover', 'payouts', 'batch', 'deposits', 'hosted'];
 const here = path.dirname(fileURLToPath(import.meta.url));
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 

@@ -132,6 +132,10 @@ export async function startHttpServer(
     const url = requestUrl(req.url ?? '/');
     if (FIXED_ROUTES.has(url.pathname)) return url.pathname;
     if (url.pathname.startsWith('/assets/')) return '/assets';
+    // The hosted page's token never becomes a label.
+    if (url.pathname.startsWith('/p/')) return '/p/{token}';
+    if (url.pathname === '/hpp/sdk.js') return url.pathname;
+    if (url.pathname.startsWith('/hpp/assets/')) return '/hpp/assets';
     const match = url.pathname.startsWith('/v1/')
       ? app.rest.match(req.method ?? 'GET', url.pathname)
       : undefined;

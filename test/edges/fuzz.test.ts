@@ -10,7 +10,9 @@ import { type FuzzTarget, runFuzz, startFuzzTarget } from '../support/fuzz.ts';
  */
 
 const CASES = Number(process.env.FUZZ_CASES ?? 800);
-const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
+// Every route is reached first by its documented example (fuzz.ts); the seed only makes the generated
+// requests after those repeatable.
+const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
 
 let target: FuzzTarget;
 beforeAll(async () => {

@@ -134,6 +134,48 @@ describe('POST /v1/hpp/step and /v1/hpp/status', () => {
   });
 });
 
+describe('POST /v1/hpp/link', () => {
+  it('answers what the page shows around the steps, under the token rules of status', async () => {
+    const link = await create({
+      network: 'eth',
+      token: 'USDC',
+      amount: '3',
+      language: 'ru',
+      return_url: 'https://shop.example/r?x=1',
+    });
+    const res = await page('/v1/hpp/link', { token: link.token });
+    expect(res).toEqual({
+      status: 200,
+      body: {
+        session: link.session,
+        language: 'ru',
+        network: 'eth',
+        token: 'USDC',
+        amount: '3',
+        expires_at: link.expires_at,
+        paid: false,
+        return_url: 'https://shop.example/r?x=1',
+      },
+    });
+    const bare = await create({ language: 'de' });
+    // What is not known yet is left out, as REST leaves out every null field.
+    expect((await page('/v1/hpp/link', { token: bare.token })).body).toEqual({
+      session: bare.session,
+      language: 'en',
+      expires_at: bare.expires_at,
+      paid: false,
+    });
+    expect((await page('/v1/hpp/link', {})).body.error.code).toBe('validation');
+    expect((await page('/v1/hpp/link', { token: 'z'.repeat(43) })).status).toBe(404);
+    await f.t.app
+      .fork()
+      .execute(`update sessions set hosted_expires_at = now() - interval '1 second' where id = ?`, [
+        link.session,
+      ]);
+    expect((await page('/v1/hpp/link', { token: link.token })).body.error.code).toBe('expired');
+  });
+});
+
 describe('hostedStepChanged subscription', () => {
   it('pushes a fresh StepResponse of the token’s session only; a bad token is refused', async () => {
     const a = await create();

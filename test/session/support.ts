@@ -3,6 +3,7 @@
  * with freshly deployed routers and tokens, a merchant with a settlement wallet, and funded players.
  */
 import { JsonRpcProvider, parseEther, Wallet } from 'ethers';
+import type { App } from '../../src/app.ts';
 import { ChainClients } from '../../src/chains/clients.ts';
 import { contractAt } from '../../src/chains/contracts.ts';
 import type { LogScanOptions } from '../../src/chains/evm/index.ts';
@@ -17,6 +18,7 @@ import {
 import { evmSource } from '../../src/followers/evm-source.ts';
 import { createFollower, type TickResult } from '../../src/followers/follower.ts';
 import type { Consumer } from '../../src/followers/types.ts';
+import type { PageHandler } from '../../src/http/server.ts';
 import { sessionConsumer } from '../../src/modules/session/session.consumer.ts';
 import { Session } from '../../src/modules/session/session.entity.ts';
 import { workerAnvil } from '../support/anvil.ts';
@@ -84,6 +86,8 @@ export async function sessionFixture(
     players?: number;
     confirmations?: { below?: string; blocks: number }[];
     env?: Record<string, string>;
+    /** Browser-facing routes to mount (the hosted page: `webPages`). */
+    pages?: (app: App) => PageHandler[];
   } = {},
 ): Promise<SessionFixture> {
   const node = await workerAnvil();
@@ -126,7 +130,7 @@ export async function sessionFixture(
     '1000',
   );
   const startBlock = await provider.getBlockNumber();
-  const t = await startTestApp({ networks, env: options.env });
+  const t = await startTestApp({ networks, env: options.env, pages: options.pages });
   const merchant = await t.merchant('Session merchant');
   const settlement = Wallet.createRandom().address;
   await t.app.services.merchants.setSettlementWallet(t.app.fork(), merchant.id, 'eth', settlement);

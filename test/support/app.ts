@@ -3,7 +3,7 @@ import { type App, createApp } from '../../src/app.ts';
 import type { NetworkFile } from '../../src/chains/networks.ts';
 import { networkFileSchema } from '../../src/chains/networks.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
-import { type HttpServer, startHttpServer } from '../../src/http/server.ts';
+import { type HttpServer, type PageHandler, startHttpServer } from '../../src/http/server.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { signedHeaders } from '../../src/modules/auth/request-signing.ts';
 import { createTestDatabase } from './db.ts';
@@ -42,7 +42,12 @@ export const NO_CHAIN_NETWORKS: NetworkFile = networkFileSchema.parse({
 
 /** The whole service on a fresh database, listening on a free loopback port; no worker unless asked. */
 export async function startTestApp(
-  options: { networks?: NetworkFile; env?: Record<string, string> } = {},
+  options: {
+    networks?: NetworkFile;
+    env?: Record<string, string>;
+    /** Browser-facing routes to mount (the hosted page: `webPages`). */
+    pages?: (app: App) => PageHandler[];
+  } = {},
 ): Promise<TestApp> {
   const databaseUrl = await createTestDatabase();
   const config = loadConfig({
@@ -61,7 +66,7 @@ export async function startTestApp(
     networks: options.networks ?? NO_CHAIN_NETWORKS,
     logger: createLogger('error'),
   });
-  const http = await startHttpServer(app);
+  const http = await startHttpServer(app, { pages: options.pages?.(app) });
   return {
     app,
     http,

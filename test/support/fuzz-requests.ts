@@ -287,6 +287,30 @@ function routeRequest(words: fc.Arbitrary<string>): fc.Arbitrary<Plan> {
   );
 }
 
+/**
+ * One well-formed, signed request per documented operation, from its OpenAPI example (`{}` where it has
+ * none): sent before the generated ones, so every route is reached whatever the seed draws.
+ */
+export function exampleRequests(): Plan[] {
+  const doc = openApiDocument() as { paths: Record<string, Record<string, Schema>> };
+  return Object.entries(doc.paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, op]) => {
+      const content = (op.requestBody as Schema | undefined)?.content as Record<string, Schema> | undefined;
+      const schema = content?.['application/json']?.schema as Schema | undefined;
+      const example = (schema?.examples as unknown[] | undefined)?.[0];
+      const hasBody = method.toUpperCase() !== 'GET' && method.toUpperCase() !== 'HEAD';
+      return {
+        method: method.toUpperCase(),
+        target: path,
+        body: hasBody ? JSON.stringify(example ?? {}) : undefined,
+        contentType: hasBody ? 'application/json' : undefined,
+        auth: 'valid' as const,
+        headers: {},
+      };
+    }),
+  );
+}
+
 /** A request to somewhere that is not a route. */
 const strayRequest: fc.Arbitrary<Plan> = fc.record({
   method: otherMethod,

@@ -16,7 +16,7 @@ import { type HttpServer, startHttpServer } from '../../src/http/server.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { signRequest } from '../../src/modules/auth/request-signing.ts';
 import { routes } from '../../src/rest/routes.ts';
-import { type Plan, requestArbitrary } from './fuzz-requests.ts';
+import { exampleRequests, type Plan, requestArbitrary } from './fuzz-requests.ts';
 
 /** Codes section 7.2 documents for a client's mistake or a transient fault; `internal` is a failure. */
 const DOCUMENTED_CODES = new Set([
@@ -171,7 +171,9 @@ function send(baseUrl: string, p: Plan, key: { keyId: string; secret: string }, 
 // ---- the run ----------------------------------------------------------------------------------
 
 export interface FuzzReport {
+  /** Generated requests sent (the documented examples sent first are counted in `examples`). */
   cases: number;
+  examples: number;
   serverErrors: number;
   byStatus: Record<string, number>;
   /**
@@ -240,9 +242,17 @@ export async function runFuzz(
 ): Promise<FuzzReport> {
   const request = requestArbitrary(target.sessionIds);
   const routePaths = new Set(routes.filter((r) => r.path.startsWith('/v1/')).map((r) => r.path));
-  const report: FuzzReport = { cases: 0, serverErrors: 0, byStatus: {}, reached: {}, seed: options.seed };
-  const property = fc.asyncProperty(request, async (p) => {
-    report.cases++;
+  const report: FuzzReport = {
+    cases: 0,
+    examples: 0,
+    serverErrors: 0,
+    byStatus: {},
+    reached: {},
+    seed: options.seed,
+  };
+  const probe = async (p: Plan, example = false) => {
+    if (example) report.examples++;
+    else report.cases++;
     const before = await rowCounts(target.app);
     const res = await send(target.http.url, p, target.key, target.operatorToken);
     report.byStatus[res.status] = (report.byStatus[res.status] ?? 0) + 1;
@@ -261,7 +271,10 @@ export async function runFuzz(
     if (wrong) throw new Error(`${p.method} ${p.target.slice(0, 120)} (${p.auth}): ${wrong}`);
     if (res.status >= 400 && (await rowCounts(target.app)) !== before)
       throw new Error(`${p.method} ${p.target} was refused with ${res.status} but changed a table`);
-  });
+  };
+  // Every route once with its documented example, then what the seed draws.
+  for (const p of exampleRequests()) await probe(p, true);
+  const property = fc.asyncProperty(request, (p) => probe(p));
   const details = await fc.check(property, {
     numRuns: options.numRuns,
     seed: options.seed,

@@ -3,7 +3,7 @@ import { merchantScope, requireOperator } from '../../graphql/guards.ts';
 import { StepResponseRef } from '../session/session.graphql.ts';
 import { sessionChanged } from '../session/session.transition.ts';
 import { hostedCreateRequest, hostedStatusRequest, hostedStepRequest } from './hosted.schemas.ts';
-import type { HostedLink } from './hosted.service.ts';
+import type { HostedLink, HostedLinkInfo } from './hosted.service.ts';
 
 /**
  * Hosted payment links: the merchant's create (signed REST, or an operator naming the merchant), and
@@ -17,6 +17,26 @@ const HostedLinkRef = builder.objectRef<HostedLink>('HostedLink').implement({
     token: t.exposeString('token'),
     url: t.exposeString('url'),
     expiresAt: t.expose('expiresAt', { type: 'DateTime', nullable: true }),
+  }),
+});
+
+const HostedLinkInfoRef = builder.objectRef<HostedLinkInfo>('HostedLinkInfo').implement({
+  description: 'What the hosted page shows around the steps: language, the order so far, expiry, return URL.',
+  fields: (t) => ({
+    session: t.exposeString('session'),
+    language: t.exposeString('language', { description: '`en`, `ru` or `es`.' }),
+    network: t.exposeString('network', { nullable: true }),
+    token: t.exposeString('token', { nullable: true }),
+    amount: t.exposeString('amount', { nullable: true, description: 'Whole units, once known.' }),
+    expiresAt: t.expose('expiresAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'Link expiry; applies only while no payment is reported or found.',
+    }),
+    paid: t.exposeBoolean('paid', {
+      description: 'A payment is reported or found: the link no longer expires.',
+    }),
+    returnUrl: t.exposeString('returnUrl', { nullable: true }),
   }),
 });
 
@@ -49,6 +69,13 @@ const HostedStatusInput = builder.inputType('HostedStatusInput', {
 });
 
 builder.queryFields((t) => ({
+  hostedLink: t.field({
+    type: HostedLinkInfoRef,
+    description:
+      'What the hosted page shows around the steps, by the token alone (404 unknown, 410 link expired).',
+    args: { input: t.arg({ type: HostedStatusInput, required: true }) },
+    resolve: (_, { input }, ctx) => ctx.services.hosted.link(ctx.em, input.token),
+  }),
   hostedStatus: t.field({
     type: StepResponseRef,
     description: 'The current step of the session a hosted token opens (404 unknown, 410 link expired).',

@@ -3,6 +3,7 @@ import { STEP_RESPONSE } from '../session/session.rest.ts';
 import { stepResponse } from '../session/session.schemas.ts';
 import {
   hostedCreateRequest,
+  hostedLinkInfoResponse,
   hostedLinkResponse,
   hostedStatusRequest,
   hostedStepRequest,
@@ -51,6 +52,20 @@ export const hostedRoutes = defineRoutes([
     operation: `query ($input: HostedStatusInput!) { result: hostedStatus(input: $input) ${STEP_RESPONSE} }`,
     request: hostedStatusRequest,
     response: stepResponse,
+    errors: [400, 404, 410, 503],
+    tags: ['hosted'],
+  },
+  {
+    method: 'POST',
+    path: '/v1/hpp/link',
+    auth: 'token',
+    summary: 'Read the link around the steps (hosted page)',
+    description:
+      'What the page shows besides the step: its language, network, token and amount so far, the link expiry ' +
+      '(which applies only while no payment is reported or found) and the return URL. Errors as hpp/status.',
+    operation: `query ($input: HostedStatusInput!) { result: hostedLink(input: $input) { session language network token amount expires_at: expiresAt paid return_url: returnUrl } }`,
+    request: hostedStatusRequest,
+    response: hostedLinkInfoResponse,
     errors: [400, 404, 410, 503],
     tags: ['hosted'],
   },

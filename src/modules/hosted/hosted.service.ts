@@ -20,6 +20,21 @@ export interface HostedLink {
   expiresAt: Date;
 }
 
+/** What the page shows around the steps (its header and its redirect), read by the token alone. */
+export interface HostedLinkInfo {
+  session: string;
+  /** `en`, `ru` or `es`: the page's own texts follow the components' language. */
+  language: string;
+  network: string | null;
+  token: string | null;
+  amount: string | null;
+  /** Link expiry; it only applies while no payment is reported or found (D12). */
+  expiresAt: Date | null;
+  /** Whether a payment is reported or found: the link no longer expires, the page shows the outcome. */
+  paid: boolean;
+  returnUrl: string | null;
+}
+
 /** After a session ended with a payment, its status stays readable this long (D12). */
 export const ENDED_READABLE_MS = 24 * 60 * 60_000;
 
@@ -124,6 +139,21 @@ export class HostedService {
   async status(em: EntityManager, token: string | null | undefined): Promise<StepResponse> {
     const session = await this.resolve(em, token);
     return this.deps.sessions.status(em, session.merchant.id, session.id);
+  }
+
+  /** `hpp/link`: what the page shows around the steps, under the same token rules as status. */
+  async link(em: EntityManager, token: string | null | undefined): Promise<HostedLinkInfo> {
+    const session = await this.resolve(em, token);
+    return {
+      session: session.id,
+      language: normaliseLanguage(session.language),
+      network: session.network ?? session.prefillNetwork ?? null,
+      token: session.token ?? session.prefillToken ?? null,
+      amount: session.amount ?? session.prefillAmount ?? null,
+      expiresAt: session.hostedExpiresAt ?? null,
+      paid: Boolean(session.reportedTxHash || session.payment),
+      returnUrl: session.returnUrl ?? null,
+    };
   }
 
   /** `hpp/step`: one action of the step machine on the token's session. */

@@ -1,0 +1,209 @@
+/**
+ * The hosted page: (1) its weight (JavaScript and CSS, gzip) and the time to its first rendered step
+ * in headless Chromium with the service local; (2) settlement → status latency on the page's live
+ * channel, p50/p95 over N sessions whose terminal transition is committed by a separate worker (its
+ * own ORM and pool: the notice reaches the API only through Postgres), pushed over the
+ * `hostedStepChanged` subscription, next to the latency of the same change seen by polling
+ * `/v1/hpp/status` every 500 ms in the same run. Targets: JS ≤ 50 kB, CSS ≤ 10 kB, SDK ≤ 5 kB gzip;
+ * first step < 1 s; push p95 < 200 ms.
+ *   npx tsx bench/hosted.ts [--sessions 100] [--loads 10]
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { createClient } from 'graphql-ws';
+import { chromium } from 'playwright-core';
+import WebSocket from 'ws';
+import { createApp } from '../src/app.ts';
+import { networkFileSchema } from '../src/chains/networks.ts';
+import { loadConfig } from '../src/config.ts';
+import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { createOrm } from '../src/db/orm.ts';
+import { webPages } from '../src/http/pages.ts';
+import { startHttpServer } from '../src/http/server.ts';
+import { webAssets } from '../src/http/web-assets.ts';
+import { createLogger } from '../src/lib/logger.ts';
+import { Session } from '../src/modules/session/session.entity.ts';
+import { entitySnapshot } from '../src/modules/session/session.service.ts';
+import { transitionSessions } from '../src/modules/session/session.transition.ts';
+import { percentile } from './support.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const POLL_MS = 500;
+/** Pause between two settlements, so each latency is measured on its own. */
+const SPACING_MS = 30;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function main(argv = process.argv.slice(2)) {
+  const { values } = parseArgs({
+    args: argv,
+    options: { sessions: { type: 'string' }, loads: { type: 'string' } },
+  });
+  const sessions = Number(values.sessions ?? 100);
+  const loads = Number(values.loads ?? 10);
+  const kb = (n: number) => `${(n / 1024).toFixed(1).padStart(6)} kB`;
+  const ms = (v: number) => `${v.toFixed(1).padStart(7)} ms`;
+
+  const built = await webAssets();
+  console.log('hosted page weight (gzip, as served)');
+  console.log(`  page JavaScript ${kb(built.assets.get('page.js')!.gzip.length)}   (budget  50 kB)`);
+  console.log(`  page CSS        ${kb(built.assets.get('page.css')!.gzip.length)}   (budget  10 kB)`);
+  console.log(`  SDK             ${kb(built.sdk.gzip.length)}   (budget   5 kB)`);
+
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-hosted-'));
+  const db = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), persistent: false });
+  const url = await db.createDatabase('bench');
+  await migrate(url);
+  const config = loadConfig({
+    DATABASE_URL: url,
+    NETWORKS_FILE: '(bench)',
+    SECRETS_KEY: randomBytes(32).toString('hex'),
+    RUN_WORKER: 'false',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'error',
+  });
+  const networks = networkFileSchema.parse({
+    networks: [{ id: 'eth', kind: 'evm', chainId: 31337, rpcUrls: ['http://127.0.0.1:9'], tokens: [] }],
+  });
+  const app = await createApp({ config, networks, logger: createLogger('error') });
+  const http = await startHttpServer(app, { pages: webPages(app) });
+  const merchant = await app.services.merchants.create(app.fork(), { name: 'bench' });
+  const link = () => app.services.hosted.create(app.fork(), merchant.id, {});
+  const worker = await createOrm(url);
+
+  try {
+    // (1) First rendered step: navigation to the step's heading on screen, a fresh context each time.
+    if (existsSync(CHROMIUM)) {
+      const browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+      });
+      const firstStep: number[] = [];
+      const wallClock: number[] = [];
+      for (let i = 0; i <= loads; i++) {
+        const { url: pageUrl } = await link();
+        const context = await browser.newContext();
+        const page = await context.newPage();
+        const t0 = performance.now();
+        await page.goto(pageUrl);
+        await page.locator('#step-heading').waitFor();
+        const wall = performance.now() - t0;
+        // Navigation start to the first step on screen, as the page itself marks it.
+        const mark = await page.evaluate(
+          () => performance.getEntriesByName('cashier:first-step')[0]?.startTime ?? Number.NaN,
+        );
+        // The first load warms the server's build and the browser; it is not counted.
+        if (i > 0) {
+          firstStep.push(mark);
+          wallClock.push(wall);
+        }
+        await context.close();
+      }
+      await browser.close();
+      firstStep.sort((a, b) => a - b);
+      wallClock.sort((a, b) => a - b);
+      console.log(
+        `time to first rendered step (${loads} loads, navigation start → step on screen, in the page):   p50 ${ms(percentile(firstStep, 0.5))}   p95 ${ms(percentile(firstStep, 0.95))}   (target < 1000 ms)`,
+      );
+      console.log(
+        `  the same seen from the driver (goto → heading found, with playwright's own round trips): p50 ${ms(percentile(wallClock, 0.5))}   p95 ${ms(percentile(wallClock, 0.95))}`,
+      );
+    } else {
+      console.log(`time to first rendered step: skipped (no ${CHROMIUM})`);
+    }
+
+    // (2) Push vs polling, the same sessions, the same settlements.
+    const links = await Promise.all(Array.from({ length: sessions }, link));
+    const settledAt = new Map<string, number>();
+    const pushedAt = new Map<string, number>();
+    const polledAt = new Map<string, number>();
+    const wsUrl = `${http.url.replace('http', 'ws')}/graphql`;
+    const clients = links.map(() => createClient({ url: wsUrl, webSocketImpl: WebSocket, lazy: false }));
+    let subscribed = 0;
+    links.forEach((l, i) => {
+      clients[i]!.subscribe<{ hostedStepChanged: { step: string } }>(
+        {
+          query: 'subscription ($t: String!) { hostedStepChanged(token: $t) { step status } }',
+          variables: { t: l.token },
+        },
+        {
+          next: (v) => {
+            if (v.data?.hostedStepChanged.step === 'failed' && !pushedAt.has(l.session))
+              pushedAt.set(l.session, performance.now());
+          },
+          error: () => {},
+          complete: () => {},
+        },
+      );
+      subscribed++;
+    });
+    // Let every subscription reach the server before anything settles.
+    await sleep(1000 + sessions * 5);
+    let polling = true;
+    const pollers = links.map(async (l, i) => {
+      await sleep((i * POLL_MS) / links.length);
+      while (polling && !polledAt.has(l.session)) {
+        const res = await fetch(`${http.url}/v1/hpp/status`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ token: l.token }),
+        });
+        const body = (await res.json()) as { step?: string };
+        if (body.step === 'failed') polledAt.set(l.session, performance.now());
+        else await sleep(POLL_MS);
+      }
+    });
+    for (const l of links) {
+      const em = worker.em.fork();
+      const session = await em.findOneOrFail(Session, { id: l.session });
+      await em.transactional((tx) =>
+        transitionSessions(tx, [
+          {
+            kind: 'failed',
+            session: entitySnapshot(session),
+            set: { status: 'failed', step: 'failed', failureReason: 'expired', settledAt: new Date() },
+          },
+        ]),
+      );
+      settledAt.set(l.session, performance.now());
+      await sleep(SPACING_MS);
+    }
+    const deadline = Date.now() + 10_000;
+    while ((pushedAt.size < sessions || polledAt.size < sessions) && Date.now() < deadline) await sleep(20);
+    polling = false;
+    await Promise.all(pollers);
+    await Promise.all(clients.map((c) => c.dispose()));
+    const lat = (seen: Map<string, number>) =>
+      links
+        .map((l) => (seen.get(l.session) ?? Number.NaN) - settledAt.get(l.session)!)
+        .filter((v) => !Number.isNaN(v))
+        .sort((a, b) => a - b);
+    const push = lat(pushedAt);
+    const poll = lat(polledAt);
+    console.log(
+      `settlement → status on the page (${sessions} sessions, ${subscribed} subscriptions, settled by a separate pool, ${os.cpus().length} cores)`,
+    );
+    console.log(
+      `  pushed (hostedStepChanged):        p50 ${ms(percentile(push, 0.5))}   p95 ${ms(percentile(push, 0.95))}   seen ${push.length}/${sessions}   (target p95 < 200 ms)`,
+    );
+    console.log(
+      `  polled (/v1/hpp/status, ${POLL_MS} ms):    p50 ${ms(percentile(poll, 0.5))}   p95 ${ms(percentile(poll, 0.95))}   seen ${poll.length}/${sessions}`,
+    );
+  } finally {
+    await worker.close(true);
+    await http.close();
+    await app.close();
+    for (let i = 0; i < 100 && process.getActiveResourcesInfo().includes('TCPSocketWrap'); i++)
+      await sleep(50);
+    await db.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();
