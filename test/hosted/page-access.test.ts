@@ -4,6 +4,9 @@ import { webPages } from '../../src/http/pages.ts';
 import { type SessionFixture, sessionFixture } from '../session/support.ts';
 import { installWallet, launch, noBrowser, startMerchantSite, watchProblems } from './browser.ts';
 
+/** How long a polled assertion waits: pages load slowly on a busy 2-core machine. */
+const POLL_MS = 10_000;
+
 /**
  * The page with a keyboard and a screen reader, on a 360 px screen, with several wallets, with none,
  * and with the wrong account selected; the SDK's focus trap.
@@ -48,9 +51,11 @@ describe.skipIf(noBrowser)('access', () => {
       await page.getByRole('heading', { name: 'Connect your wallet' }).waitFor();
       // The new step's heading has the focus, and the live region says where the player is.
       await expect
-        .poll(() => page.evaluate(() => document.activeElement?.textContent))
+        .poll(() => page.evaluate(() => document.activeElement?.textContent), { timeout: POLL_MS })
         .toBe('Connect your wallet');
-      await expect.poll(() => page.locator('#announce').textContent()).toBe('Connect your wallet');
+      await expect
+        .poll(() => page.locator('#announce').textContent(), { timeout: POLL_MS })
+        .toBe('Connect your wallet');
       expect(await page.locator('#announce').getAttribute('aria-live')).toBe('polite');
       await page.keyboard.press('Tab');
       await page.keyboard.press('Enter');

@@ -1,8 +1,12 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webPages } from '../../src/http/pages.ts';
+import { sessionChanged } from '../../src/modules/session/session.transition.ts';
 import { type SessionFixture, sessionFixture } from '../session/support.ts';
 import { installWallet, launch, noBrowser, settling, startMerchantSite, watchProblems } from './browser.ts';
+
+/** How long a polled assertion waits: pages load slowly on a busy 2-core machine. */
+const POLL_MS = 10_000;
 
 /**
  * The hosted page embedded with the SDK on another origin, its headers, links that are not (or no
@@ -88,7 +92,7 @@ describe.skipIf(noBrowser)('in Chromium', () => {
       const frame = page.frameLocator('iframe[title="Payment"]');
       await frame.getByRole('heading', { name: 'Connect your wallet' }).waitFor();
       await expect
-        .poll(() => page.evaluate(() => (window as never as Seen).seen.messages))
+        .poll(() => page.evaluate(() => (window as never as Seen).seen.messages), { timeout: POLL_MS })
         .toEqual(['cashier:ready']);
       // A message of the right shape from anywhere but the page's own frame and origin changes nothing.
       await page.evaluate(() =>
@@ -101,7 +105,7 @@ describe.skipIf(noBrowser)('in Chromium', () => {
       await frame.locator('[data-wallet-action]').click();
       await frame.locator('#app .status-success').waitFor({ timeout: 20_000 });
       await expect
-        .poll(() => page.evaluate(() => (window as never as Seen).seen))
+        .poll(() => page.evaluate(() => (window as never as Seen).seen), { timeout: POLL_MS })
         .toEqual({ callbacks: ['completed'], messages: ['cashier:ready', 'cashier:completed'] });
       // Framed, the page never navigates itself away; closing is the embedder's.
       expect(page.url()).toContain('/shop');
@@ -166,7 +170,9 @@ describe.skipIf(noBrowser)('in Chromium', () => {
       expect(await page.locator('html').getAttribute('lang')).toBe(language);
       await page.getByRole('button', { name: 'ETH' }).click();
       await page.getByRole('heading', { name: connect }).waitFor();
-      await expect.poll(() => page.locator('.summary dt').first().textContent()).toBe(networkLabel);
+      await expect
+        .poll(() => page.locator('.summary dt').first().textContent(), { timeout: POLL_MS })
+        .toBe(networkLabel);
     } finally {
       await context.close();
     }
@@ -183,13 +189,19 @@ describe.skipIf(noBrowser)('in Chromium', () => {
     const page = await context.newPage();
     try {
       await page.goto(link.url);
-      await expect.poll(() => page.locator('body').getAttribute('data-live')).toBe('push');
+      await expect
+        .poll(() => page.locator('body').getAttribute('data-live'), { timeout: POLL_MS })
+        .toBe('push');
       await sockets[0]!.close();
-      await expect.poll(() => page.locator('body').getAttribute('data-live')).toBe('poll');
+      await expect
+        .poll(() => page.locator('body').getAttribute('data-live'), { timeout: POLL_MS })
+        .toBe('poll');
       await expect
         .poll(() => page.locator('body').getAttribute('data-live'), { timeout: 10_000 })
         .toBe('push');
       expect(sockets.length).toBe(2);
+      // The new subscription is listening on the server.
+      await expect.poll(() => f.t.app.pubsub.subscribers(sessionChanged), { timeout: POLL_MS }).toBe(1);
       // The new subscription carries changes (sooner than the 2 s poll, which has stopped).
       const res = await fetch(`${f.t.http.url}/v1/hpp/step`, {
         method: 'POST',

@@ -13,6 +13,9 @@ import {
   watchProblems,
 } from './browser.ts';
 
+/** How long a polled assertion waits: pages load slowly on a busy 2-core machine. */
+const POLL_MS = 10_000;
+
 /** Whole deposits on the hosted page in real Chromium, paying with a test EIP-1193 wallet on anvil. */
 
 let f: SessionFixture;
@@ -75,8 +78,12 @@ describe.skipIf(noBrowser)('the hosted page', () => {
       await page.getByLabel('Amount (USDC)').fill('7.5');
       await page.getByRole('button', { name: 'Continue' }).click();
       await page.getByRole('heading', { name: 'Approve USDC' }).waitFor();
-      await expect.poll(() => page.locator('.summary').textContent()).toContain('7.5 USDC');
-      await expect.poll(() => page.locator('#time-left').textContent()).toMatch(/^\d+:\d\d$/);
+      await expect
+        .poll(() => page.locator('.summary').textContent(), { timeout: POLL_MS })
+        .toContain('7.5 USDC');
+      await expect
+        .poll(() => page.locator('#time-left').textContent(), { timeout: POLL_MS })
+        .toMatch(/^\d+:\d\d$/);
       await page.locator('[data-wallet-action]').click();
       await page.getByRole('heading', { name: 'Confirm the payment' }).waitFor();
       await page.locator('[data-wallet-action]').click();

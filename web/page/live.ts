@@ -11,6 +11,8 @@ export const POLL_MS = 2_000;
 /** A socket that has not acknowledged by then counts as failed. */
 const CONNECT_TIMEOUT_MS = 5_000;
 const RETRY_MIN_MS = 1_000;
+/** After the socket is acknowledged, the status is read once more this much later. */
+const SETTLE_MS = 1_000;
 const RETRY_MAX_MS = 30_000;
 
 const QUERY = `subscription ($token: String!) { hostedStepChanged(token: $token) {
@@ -93,8 +95,12 @@ export function startLive(token: string, handlers: LiveHandlers): { stop(): void
         );
         stopPolling();
         handlers.mode('push');
-        // A change between the last read and the subscription starting would otherwise be missed.
+        // A change between the last read and the subscription starting on the server (which the
+        // protocol does not acknowledge) would otherwise be missed: read again now and once it surely has.
         void refresh();
+        setTimeout(() => {
+          if (socket === ws && !stopped) void refresh();
+        }, SETTLE_MS);
       } else if (msg.type === 'next') {
         const payload = msg.payload as {
           data?: { hostedStepChanged?: StepResponse };
