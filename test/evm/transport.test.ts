@@ -189,7 +189,8 @@ describe('RPC transport', () => {
     const expected = inputs.map((data) => ({ ok: true, result: keccak256(data) }));
     const split = createRpcTransport({
       network: networkOf(node, [p.url]),
-      options: { ...FAST, maxBatchSize: 10 },
+      // Counted requests: no timeout may retry one, however busy the machine.
+      options: { ...FAST, timeoutMs: 10_000, deadlineMs: 20_000, maxBatchSize: 10 },
     });
     const before = p.requests;
     expect(await split.batch(calls)).toEqual(expected);
