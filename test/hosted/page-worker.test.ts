@@ -75,6 +75,11 @@ describe.skipIf(noBrowser)('settlement in a separate worker process', () => {
       await page.locator('[data-wallet-action]').click();
       await page.getByRole('heading', { name: 'Confirm the payment' }).waitFor();
       await expect.poll(() => page.locator('body').getAttribute('data-live'), { timeout: 5000 }).toBe('push');
+      // The page reads the status once more a moment after the subscription starts (a change in between
+      // would be missed otherwise); that read is part of connecting, not of following the payment.
+      await expect
+        .poll(() => page.locator('body').getAttribute('data-live-settled'), { timeout: 10_000 })
+        .toBe('true');
       // From the payment on, every status the page shows comes by push (the worker may settle it before
       // the processing step is even seen).
       const readsBeforePaying = statusReads.length;

@@ -28,6 +28,8 @@ export interface LiveHandlers {
   gone(code: string): void;
   /** Which channel carries the status now. */
   mode(mode: 'push' | 'poll'): void;
+  /** The subscription is surely running on the server: the last catch-up read has been sent. */
+  settled?(): void;
 }
 
 type Message = { type: string; id?: string; payload?: unknown };
@@ -99,7 +101,9 @@ export function startLive(token: string, handlers: LiveHandlers): { stop(): void
         // protocol does not acknowledge) would otherwise be missed: read again now and once it surely has.
         void refresh();
         setTimeout(() => {
-          if (socket === ws && !stopped) void refresh();
+          if (socket !== ws || stopped) return;
+          void refresh();
+          handlers.settled?.();
         }, SETTLE_MS);
       } else if (msg.type === 'next') {
         const payload = msg.payload as {

@@ -456,6 +456,10 @@ async function start() {
       gone,
       mode: (mode) => {
         document.body.dataset.live = mode;
+        document.body.dataset.liveSettled = 'false';
+      },
+      settled: () => {
+        document.body.dataset.liveSettled = 'true';
       },
     });
   }
