@@ -1,14 +1,3 @@
-/**
- * The hosted page: (1) its weight (JavaScript and CSS, gzip) and the time to its first rendered step
- * in headless Chromium with the service local; (2) settlement → status latency on the page's live
- * channel, p50/p95 over N sessions whose terminal transition is committed by a separate worker (its
- * own ORM and pool: the notice reaches the API only through Postgres), pushed over the
- * `hostedStepChanged` subscription, next to the latency of the same change seen by polling
- * `/v1/hpp/status` every 500 ms in the same run. Targets: JS ≤ 50 kB, CSS ≤ 10 kB, SDK ≤ 5 kB gzip;
- * first step < 1 s; push p95 < 200 ms.
- *   npx tsx bench/hosted.ts [--sessions 100] [--loads 10]
- */
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,20 +6,16 @@ import { parseArgs } from 'node:util';
 import { createClient } from 'graphql-ws';
 import { chromium } from 'playwright-core';
 import WebSocket from 'ws';
-import { createApp } from '../src/app.ts';
 import { networkFileSchema } from '../src/chains/networks.ts';
-import { loadConfig } from '../src/config.ts';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
-import { migrate } from '../src/db/migrate.ts';
 import { createOrm } from '../src/db/orm.ts';
 import { webPages } from '../src/http/pages.ts';
 import { startHttpServer } from '../src/http/server.ts';
 import { webAssets } from '../src/http/web-assets.ts';
-import { createLogger } from '../src/lib/logger.ts';
 import { Session } from '../src/modules/session/session.entity.ts';
 import { entitySnapshot } from '../src/modules/session/session.service.ts';
 import { transitionSessions } from '../src/modules/session/session.transition.ts';
-import { percentile } from './support.ts';
+import { benchApp, percentile } from './support.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const POLL_MS = 500;
@@ -58,22 +43,11 @@ export async function main(argv = process.argv.slice(2)) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-hosted-'));
   const db = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), persistent: false });
   const url = await db.createDatabase('bench');
-  await migrate(url);
-  const config = loadConfig({
-    DATABASE_URL: url,
-    NETWORKS_FILE: '(bench)',
-    SECRETS_KEY: randomBytes(32).toString('hex'),
-    RUN_WORKER: 'false',
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'error',
-  });
   const networks = networkFileSchema.parse({
     networks: [{ id: 'eth', kind: 'evm', chainId: 31337, rpcUrls: ['http://127.0.0.1:9'], tokens: [] }],
   });
-  const app = await createApp({ config, networks, logger: createLogger('error') });
+  const { app, merchant } = await benchApp(url, networks, { PORT: '0', HOST: '127.0.0.1' });
   const http = await startHttpServer(app, { pages: webPages(app) });
-  const merchant = await app.services.merchants.create(app.fork(), { name: 'bench' });
   const link = () => app.services.hosted.create(app.fork(), merchant.id, {});
   const worker = await createOrm(url);
 
