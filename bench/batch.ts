@@ -89,7 +89,13 @@ export async function main(argv = process.argv.slice(2)) {
     const follower = createFollower({
       network,
       source: evmSource(app.services.chainClients.evm(network), network),
-      consumers: [batchConsumer({ logger: app.logger }, network, contracts.batchPayoutRouter)],
+      consumers: [
+        batchConsumer(
+          { chains: app.services.payoutChains, logger: app.logger },
+          network,
+          contracts.batchPayoutRouter,
+        ),
+      ],
       fork: () => counting.em.fork(),
       fence: async () => {},
       logger: app.logger,

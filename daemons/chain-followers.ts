@@ -79,7 +79,6 @@ export function consumersOf(app: App, network: NetworkConfig, options: FollowerO
           chains: app.services.payoutChains,
           logger: app.logger,
           startBlock: options.payoutStartBlock ?? options.sessionStartBlock,
-          now: options.now,
         },
         network,
         payoutRouter,
@@ -91,7 +90,11 @@ export function consumersOf(app: App, network: NetworkConfig, options: FollowerO
   if (batchRouter) {
     consumers.push(
       batchConsumer(
-        { logger: app.logger, startBlock: options.payoutStartBlock ?? options.sessionStartBlock },
+        {
+          chains: app.services.payoutChains,
+          logger: app.logger,
+          startBlock: options.payoutStartBlock ?? options.sessionStartBlock,
+        },
         network,
         batchRouter,
       ),

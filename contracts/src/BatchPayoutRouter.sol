@@ -39,6 +39,9 @@ contract BatchPayoutRouter is EIP712, ReentrancyGuardTransient {
 
     /// @dev batchKey => index >> 8 => bitmap of paid items.
     mapping(bytes32 => mapping(uint256 => uint256)) private _paid;
+    /// @dev merchant => nonce >> 8 => bitmap of nonces whose signed batch has executed at least once (even
+    ///      when every item was refused), so a used nonce is known without reading any item.
+    mapping(address => mapping(uint256 => uint256)) private _usedNonces;
 
     /// @notice Item `index` of the batch `batchKey` = keccak256(abi.encode(merchant, nonce)) was paid.
     event ItemPaid(bytes32 indexed batchKey, uint256 index, address recipient, uint256 amount);
@@ -87,6 +90,7 @@ contract BatchPayoutRouter is EIP712, ReentrancyGuardTransient {
         (address signer, ECDSA.RecoverError err,) = ECDSA.tryRecoverCalldata(hashBatch(batch), signature);
         if (err != ECDSA.RecoverError.NoError || signer != merchant) revert InvalidSignature();
 
+        _markNonceUsed(merchant, batch.nonce);
         bytes32 key = batchKeyOf(merchant, batch.nonce);
         for (uint256 start = 0; start < n; start += 256) {
             uint256 word = start >> 8;
@@ -110,6 +114,12 @@ contract BatchPayoutRouter is EIP712, ReentrancyGuardTransient {
             if (newBits != bits) _paid[key][word] = newBits;
         }
         emit BatchExecuted(key, merchant, batch.nonce, token, paid, failed);
+    }
+
+    /// @notice Whether a batch of `merchant` signed with `nonce` has executed (some items may have been refused;
+    ///         the same signed batch may still run again for them). A service allocating nonces skips used ones.
+    function nonceUsed(address merchant, uint256 nonce) external view returns (bool) {
+        return _usedNonces[merchant][nonce >> 8] & (1 << (nonce & 0xff)) != 0;
     }
 
     /// @notice Whether item `index` of `merchant`'s batch with `nonce` has been paid.
@@ -160,6 +170,13 @@ contract BatchPayoutRouter is EIP712, ReentrancyGuardTransient {
 
     /// @dev `token.transferFrom(from, to, amount)` that reports failure instead of reverting. Success means
     ///      the call did not revert and returned either nothing (USDT-style) or an ABI `true`.
+    function _markNonceUsed(address merchant, uint256 nonce) private {
+        uint256 word = nonce >> 8;
+        uint256 bit = 1 << (nonce & 0xff);
+        uint256 used = _usedNonces[merchant][word];
+        if (used & bit == 0) _usedNonces[merchant][word] = used | bit;
+    }
+
     function _tryTransferFrom(address token, address from, address to, uint256 amount) private returns (bool ok) {
         assembly ("memory-safe") {
             let fmp := mload(0x40)

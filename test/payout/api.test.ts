@@ -1,7 +1,7 @@
 import { getAddress, Signature, Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { typedDataDigest } from '../../src/chains/payout-typed-data.ts';
-import { type Body, type PayoutFixture, payoutFixture, signOrder } from './support.ts';
+import { type Body, mine, type PayoutFixture, payoutFixture, payoutFollower, signOrder } from './support.ts';
 
 /** Sections 4.11-4.13 over REST: every error, idempotency, signatures. The relay is relay.test.ts's. */
 
@@ -248,7 +248,7 @@ describe('authorize (4.12) and status (4.13)', () => {
     expect(row!.signature.slice(-2)).toBe(sig.v.toString(16));
   });
 
-  it('answers 410 past the deadline and settles the payout failed/expired with its webhook row', async () => {
+  it('answers 410 past the deadline; the follower settles it failed/expired on final chain evidence', async () => {
     const { body: created } = await create({ amount: '1', external_id: 'po-late' });
     await f.t.app
       .fork()
@@ -261,16 +261,20 @@ describe('authorize (4.12) and status (4.13)', () => {
     const late = await f.call('/v1/payouts/authorize', { payout: created.payout, signature });
     expect(late.status).toBe(410);
     expect(late.body.error.code).toBe('expired');
+    const webhooks = () =>
+      f.t.app.fork().execute(`select event, body from webhook_events where subject_id = ?`, [created.payout]);
+    // Refused, but not declared failed by this host's clock: only the chain can say nothing moved.
+    expect((await f.call('/v1/payouts/status', { payout: created.payout })).body.status).toBe('pending');
+    expect(await webhooks()).toEqual([]);
+    await mine(f.provider, 70);
+    await payoutFollower(f).tick();
     const status = await f.call('/v1/payouts/status', { payout: created.payout });
     expect(status.body).toMatchObject({
       status: 'failed',
       failure_reason: 'expired',
       external_id: 'po-late',
     });
-    const events = await f.t.app
-      .fork()
-      .execute(`select event, body from webhook_events where subject_id = ?`, [created.payout]);
-    expect(events.map((e: Body) => e.event)).toEqual(['payout.failed']);
+    expect((await webhooks()).map((e: Body) => e.event)).toEqual(['payout.failed']);
     // Asked again, it stays expired.
     expect((await f.call('/v1/payouts/authorize', { payout: created.payout, signature })).status).toBe(410);
   });

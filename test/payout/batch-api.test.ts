@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contractAt } from '../../src/chains/contracts.ts';
 import { typedDataDigest } from '../../src/chains/payout-typed-data.ts';
 import { cliFor } from '../support/cli.ts';
-import { type Body, type PayoutFixture, payoutFixture, signOrder } from './support.ts';
+import { type Body, mine, type PayoutFixture, payoutFixture, payoutFollower, signOrder } from './support.ts';
 
 /** Sections 4.17-4.19 over REST: every error, idempotency, signatures, the derived status. */
 
@@ -232,7 +232,7 @@ describe('batch authorize (4.18) and status (4.19)', () => {
     expect(status.body.typed_data).toBeUndefined();
   });
 
-  it('answers 410 past the deadline and fails every item expired', async () => {
+  it('answers 410 past the deadline; the follower fails every item expired on final chain evidence', async () => {
     const { body } = await create({ items: items(2) });
     await f.t.app
       .fork()
@@ -249,6 +249,11 @@ describe('batch authorize (4.18) and status (4.19)', () => {
     const signature = await signOrder(f.payer, data.payoutBatchStatus.typedData);
     const late = await f.call('/v1/payouts/batch/authorize', { batch: body.batch, signature });
     expect(late.status).toBe(410);
+    // Refused, but not declared failed by this host's clock: the follower settles it on final evidence.
+    const before = await f.call('/v1/payouts/batch/status', { batch: body.batch });
+    expect(before.body.status).toBe('pending');
+    await mine(f.provider, 70);
+    await payoutFollower(f).tick();
     const status = await f.call('/v1/payouts/batch/status', { batch: body.batch });
     expect(status.body.status).toBe('failed');
     expect(status.body.items.map((i: Body) => i.failure_reason)).toEqual(['expired', 'expired']);

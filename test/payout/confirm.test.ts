@@ -48,6 +48,14 @@ async function execute(order: { typedData: Body; signature: string }): Promise<s
   return tx.hash as string;
 }
 
+/** Moves the chain's clock past the order's deadline and mines a block there. */
+async function passDeadline(typedData: Body) {
+  const head = (await f.provider.getBlock('latest'))!;
+  const gap = Number(typedData.message.deadline) - head.timestamp + 1;
+  if (gap > 0) await f.provider.send('evm_increaseTime', [gap]);
+  await mine(f.provider, 1);
+}
+
 const status = async (id: string) => (await f.call('/v1/payouts/status', { payout: id })).body;
 const events = (id: string) =>
   f.t.app
@@ -132,11 +140,15 @@ describe('the relay confirmer', () => {
     expect((await events(order.id)).map((e) => e.event)).toEqual(['payout.completed']);
   });
 
-  it('expires an unsigned payout past its deadline with payout.failed', async () => {
+  it('expires an unsigned payout only once its deadline is past at a final block, with payout.failed', async () => {
     const recipient = Wallet.createRandom().address;
     const { body } = await f.call('/v1/payouts', { network: 'eth', token: 'USDT', amount: '1', recipient });
-    const later = payoutFollower(f, () => new Date(Date.now() + 2 * 60 * 60_000));
-    await later.tick();
+    await passDeadline(body.typed_data);
+    await follower.tick();
+    // Past the deadline at the head, not yet at a final block: the merchant may still have relayed it.
+    expect((await status(body.payout)).status).toBe('pending');
+    await mine(f.provider, 70);
+    await follower.tick();
     expect(await status(body.payout)).toMatchObject({ status: 'failed', failure_reason: 'expired' });
     const sent = await events(body.payout);
     expect(sent.map((e) => e.event)).toEqual(['payout.failed']);
@@ -155,11 +167,7 @@ describe('the relay confirmer', () => {
         'insufficient_allowance: the router may pull 0',
         order.id,
       ]);
-    const head = (await f.provider.getBlock('latest'))!;
-    await f.provider.send('evm_increaseTime', [
-      Number(order.typedData.message.deadline) - head.timestamp + 1,
-    ]);
-    await mine(f.provider, 1);
+    await passDeadline(order.typedData);
     await follower.tick();
     // Past the deadline at the head, but not yet at a final block: still open.
     expect((await status(order.id)).status).toBe('authorized');

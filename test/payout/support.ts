@@ -5,6 +5,7 @@
 import { JsonRpcProvider, MaxUint256, type Wallet } from 'ethers';
 import { contractAt } from '../../src/chains/contracts.ts';
 import { type NetworkFile, networkFileSchema } from '../../src/chains/networks.ts';
+import type { EntityManager } from '../../src/db/orm.ts';
 import {
   DEFAULT_DEV_TOKENS,
   type DevContracts,
@@ -140,9 +141,13 @@ export const mine = (provider: JsonRpcProvider, n = 1) =>
 
 /**
  * The payouts and batches consumers on `eth`, driven tick by tick (no leadership: the follower tests
- * cover it); `now` is the wall clock of unsigned expiry.
+ * cover it). `fork` replaces the follower's EntityManager fork (a test interposes on its statements);
+ * `maxBlocksPerTick` holds its streams back (a lagging stream).
  */
-export function payoutFollower(f: PayoutFixture, now?: () => Date) {
+export function payoutFollower(
+  f: PayoutFixture,
+  options: { fork?: () => EntityManager; maxBlocksPerTick?: number } = {},
+) {
   const app = f.t.app;
   const network = app.services.payoutChains.network('eth');
   const follower = createFollower({
@@ -150,15 +155,20 @@ export function payoutFollower(f: PayoutFixture, now?: () => Date) {
     source: evmSource(app.services.chainClients.evm(network), network),
     consumers: [
       payoutConsumer(
-        { chains: app.services.payoutChains, logger: app.logger, startBlock: f.startBlock, now },
+        { chains: app.services.payoutChains, logger: app.logger, startBlock: f.startBlock },
         network,
         f.contracts.payoutRouter,
       ),
-      batchConsumer({ logger: app.logger, startBlock: f.startBlock }, network, f.contracts.batchPayoutRouter),
+      batchConsumer(
+        { chains: app.services.payoutChains, logger: app.logger, startBlock: f.startBlock },
+        network,
+        f.contracts.batchPayoutRouter,
+      ),
     ],
-    fork: () => app.fork(),
+    fork: options.fork ?? (() => app.fork()),
     fence: async () => {},
     logger: app.logger,
+    ...(options.maxBlocksPerTick === undefined ? {} : { maxBlocksPerTick: options.maxBlocksPerTick }),
   });
   return { tick: () => follower.tick() };
 }

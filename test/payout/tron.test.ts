@@ -69,7 +69,11 @@ beforeAll(async () => {
         network,
         contracts.payoutRouter,
       ),
-      batchConsumer({ logger: t.app.logger, startBlock }, network, contracts.batchPayoutRouter),
+      batchConsumer(
+        { chains: t.app.services.payoutChains, logger: t.app.logger, startBlock },
+        network,
+        contracts.batchPayoutRouter,
+      ),
     ],
     fork: () => t.app.fork(),
     fence: async () => {},

@@ -35,8 +35,8 @@ export function executeBatchCalldata(
 /**
  * Authorizes a batch (section 4.18, D7, D14): the signature must recover to the payout wallet; every
  * item becomes `authorized` and the first submission is queued in one transaction. The same signature
- * again answers the batch unchanged; another valid signature is 409; past the deadline 410 (and the
- * items settle `failed`/`expired`).
+ * again answers the batch unchanged; another valid signature is 409; past the deadline 410 (the
+ * chain follower settles the items `failed`/`expired` once the deadline is past at a final block).
  */
 export async function authorizeBatch(
   service: BatchService,
@@ -60,16 +60,7 @@ export async function authorizeBatch(
     const now = service.clock();
     const pending = items.filter((i) => i.status === 'pending');
     if (Math.floor(now.getTime() / 1000) > batch.deadline || pending.length < items.length) {
-      await em.transactional((tx) =>
-        transitionPayouts(
-          tx,
-          pending.map((i) => ({
-            kind: 'failed' as const,
-            payout: payoutSnapshot(i),
-            set: { status: 'failed' as const, failureReason: 'expired' as const, settledAt: now },
-          })),
-        ),
-      );
+      // Refused, not settled: the follower settles the items `expired` on final chain evidence.
       throw new AppError(
         'expired',
         'the batch’s 30-minute deadline passed before it was authorized; create a new batch with a fresh external_id',

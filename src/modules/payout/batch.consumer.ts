@@ -7,19 +7,21 @@ import {
   ITEM_PAID_TOPIC,
   recordBatchEvents,
 } from './batch.settle.ts';
+import type { PayoutChains } from './payout.chain.ts';
 import { INITIAL_LOOKBACK_BLOCKS } from './payout.consumer.ts';
+import { expirePayouts } from './payout.expire.ts';
 import { completeDue, forgetExecutions } from './payout.settle.ts';
 
 /**
  * Batch items as a consumer of a network's chain follower: the batch router's item events settle
  * items; executed items complete at their depth; a reorganisation sends them back to waiting. Expiry
- * of items is the payouts consumer's (payout.expire.ts), which covers every payout of the network.
+ * of items is settled after this stream's ticks, on evidence at a final block it processed (payout.expire.ts).
  */
 
 export const BATCHES_STREAM = 'batches';
 
 export function batchConsumer(
-  deps: { logger: Logger; startBlock?: number },
+  deps: { chains: PayoutChains; logger: Logger; startBlock?: number },
   network: NetworkConfig,
   router: string,
 ): Consumer {
@@ -41,5 +43,6 @@ export function batchConsumer(
           return;
       }
     },
+    afterTick: (ctx) => expirePayouts({ chains: deps.chains, logger: log }, network, ctx, { batch: true }),
   };
 }

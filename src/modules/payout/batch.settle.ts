@@ -1,6 +1,7 @@
 import { getAddress } from 'ethers';
 import type { EvmLog } from '../../chains/evm/index.ts';
 import type { NetworkConfig } from '../../chains/networks.ts';
+import { untilApplied } from '../../db/fresh-reads.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { faultPoint } from '../../lib/fault.ts';
 import type { Logger } from '../../lib/logger.ts';
@@ -8,8 +9,10 @@ import { addJob } from '../../worker/jobs.ts';
 import { BATCH_ROUTER } from './batch.authorize.ts';
 import { PayoutBatch } from './batch.entity.ts';
 import { Payout } from './payout.entity.ts';
+import { payoutReads } from './payout.reads.ts';
 import { noteOf, revertReason } from './payout.revert.ts';
-import { type PayoutChange, payoutSnapshot, transitionPayouts } from './payout.transition.ts';
+import { applyChanges } from './payout.settle.ts';
+import { type PayoutChange, payoutSnapshot } from './payout.transition.ts';
 
 /**
  * Settling batch items from the router's events, inside the follower's transactions: `ItemPaid` marks
@@ -27,7 +30,7 @@ export const RESUBMIT_TASK = 'batch_resubmit';
 /** Delay before resubmission `n` (n ≥ 2): 5 s, 10 s, 20 s … capped at 5 min. */
 export const resubmitDelayMs = (n: number) => Math.min(5_000 * 2 ** Math.max(0, n - 2), 5 * 60_000);
 
-interface ItemEvent {
+export interface ItemEvent {
   kind: 'paid' | 'failed' | 'executed';
   key: string;
   index: number;
@@ -38,7 +41,7 @@ interface ItemEvent {
   log: EvmLog;
 }
 
-function decode(log: EvmLog): ItemEvent | undefined {
+export function decodeItemEvent(log: EvmLog): ItemEvent | undefined {
   try {
     const parsed = BATCH_ROUTER.parseLog({ topics: log.topics, data: log.data });
     if (!parsed) return undefined;
@@ -69,53 +72,70 @@ export async function recordBatchEvents(
   logs: readonly EvmLog[],
   logger: Logger,
 ): Promise<void> {
-  const events = logs.flatMap((log) => decode(log) ?? []);
+  const events = logs.flatMap((log) => decodeItemEvent(log) ?? []);
   if (events.length === 0) return;
   // A crash here (inside the follower's transaction) loses nothing: the block range is read again.
   faultPoint('batch:before-record');
   const keys = [...new Set(events.map((e) => e.key))];
   const batches = await tx.find(PayoutBatch, { network: network.id, batchKey: { $in: keys } });
   if (batches.length === 0) return;
-  const items = await tx.find(Payout, { batchId: { $in: batches.map((b) => b.id) } });
-  const changes = new Map<string, PayoutChange>();
   for (const e of events) {
     const batch = batches.find((b) => b.batchKey.toLowerCase() === e.key);
-    if (!batch) continue;
-    if (e.kind === 'executed') {
-      if (e.unpaid && e.unpaid > 0n) await scheduleResubmission(tx, batch);
-      continue;
-    }
-    const item = items.find((i) => i.batchId === batch.id && i.batchIndex === e.index);
-    if (!item || item.status === 'completed' || item.status === 'failed') continue;
-    if (e.kind === 'paid') {
-      if (e.recipient !== getAddress(item.recipientHex) || e.amount !== item.amountRaw) {
-        logger.error('the batch router paid an item other than the order says', { payout: item.id });
-        continue;
-      }
-      if (item.executedBlockHash === e.log.blockHash) continue;
-      changes.set(item.id, {
-        kind: 'executed',
-        payout: payoutSnapshot(item),
-        set: {
-          status: 'submitted',
-          txHash: e.log.transactionHash.toLowerCase(),
-          executedBlock: e.log.blockNumber,
-          executedBlockHash: e.log.blockHash,
-          relayNote: null,
-        },
-      });
-    } else if (item.executedBlock == null && !changes.has(item.id)) {
-      const reason = revertReason(e.reason ?? null, 'the token refused the transfer');
-      // The router reports a refused transfer; unexplained, it is the token's refusal.
-      const code = reason === 'reverted' ? 'transfer_failed' : reason;
-      changes.set(item.id, {
-        kind: 'noted',
-        payout: payoutSnapshot(item),
-        set: { relayNote: noteOf(code, `the token refused the transfer in ${e.log.transactionHash}`) },
-      });
-    }
+    if (batch && e.kind === 'executed' && e.unpaid && e.unpaid > 0n) await scheduleResubmission(tx, batch);
   }
-  await transitionPayouts(tx, [...changes.values()]);
+  await untilApplied('batch item events', async (pass) => {
+    const items = await tx.find(Payout, { batchId: { $in: batches.map((b) => b.id) } }, payoutReads(pass));
+    const changes = new Map<string, PayoutChange>();
+    for (const e of events) {
+      if (e.kind === 'executed') continue;
+      const batch = batches.find((b) => b.batchKey.toLowerCase() === e.key);
+      const item = batch && items.find((i) => i.batchId === batch.id && i.batchIndex === e.index);
+      if (!item || item.status === 'completed' || item.status === 'failed') continue;
+      const change = itemChange(item, e, changes.has(item.id), pass.index === 0 ? logger : undefined);
+      if (change) changes.set(item.id, change);
+    }
+    return applyChanges(tx, [...changes.values()]);
+  });
+}
+
+/**
+ * What one `ItemPaid` / `ItemFailed` does to an open item: paid marks it executed (it then completes
+ * at its depth like any payout); a refusal is noted for operators unless the item is executed or
+ * already changed by an event earlier in the range.
+ */
+export function itemChange(
+  item: Payout,
+  e: ItemEvent,
+  changedInRange: boolean,
+  logger: Logger | undefined,
+): PayoutChange | undefined {
+  if (e.kind === 'paid') {
+    if (e.recipient !== getAddress(item.recipientHex) || e.amount !== item.amountRaw) {
+      logger?.error('the batch router paid an item other than the order says', { payout: item.id });
+      return undefined;
+    }
+    if (item.executedBlockHash === e.log.blockHash) return undefined;
+    return {
+      kind: 'executed',
+      payout: payoutSnapshot(item),
+      set: {
+        status: 'submitted',
+        txHash: e.log.transactionHash.toLowerCase(),
+        executedBlock: e.log.blockNumber,
+        executedBlockHash: e.log.blockHash,
+        relayNote: null,
+      },
+    };
+  }
+  if (item.executedBlock != null || changedInRange) return undefined;
+  const reason = revertReason(e.reason ?? null, 'the token refused the transfer');
+  // The router reports a refused transfer; unexplained, it is the token's refusal.
+  const code = reason === 'reverted' ? 'transfer_failed' : reason;
+  return {
+    kind: 'noted',
+    payout: payoutSnapshot(item),
+    set: { relayNote: noteOf(code, `the token refused the transfer in ${e.log.transactionHash}`) },
+  };
 }
 
 /** Queues the next submission of the same signed batch, after a backoff, if its deadline allows. */

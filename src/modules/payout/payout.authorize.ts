@@ -17,7 +17,8 @@ const ATTEMPTS = 3;
  * against anything in the request; `v` 0/1 and a high `s` are normalised, so what is stored is what
  * the router accepts. The payout moves to `authorized` in the same transaction that queues its relay.
  * A payout already authorized or beyond answers unchanged to a valid signature (the first one is
- * relayed); a pending one past its deadline is settled `failed`/`expired` and answered with 410.
+ * relayed); a pending one past its deadline is answered with 410 and left for the chain follower to
+ * settle `failed`/`expired` once the deadline is past at a final block (payout.expire.ts).
  */
 export async function authorizePayout(
   service: PayoutService,
@@ -42,15 +43,8 @@ export async function authorizePayout(
     const now = service.clock();
     const snapshot = payoutSnapshot(payout);
     if (Math.floor(now.getTime() / 1000) > payout.deadline) {
-      await em.transactional((tx) =>
-        transitionPayouts(tx, [
-          {
-            kind: 'failed',
-            payout: snapshot,
-            set: { status: 'failed', failureReason: 'expired', settledAt: now },
-          },
-        ]),
-      );
+      // Refused, but not settled here: the merchant may have relayed the signed order itself, and the
+      // chain's clock lags ours. The follower settles it `expired` on final chain evidence (payout.expire.ts).
       throw new AppError(
         'expired',
         'the payout’s 30-minute deadline passed before it was authorized; create a new payout under a new external_id',

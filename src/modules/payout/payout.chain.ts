@@ -1,8 +1,10 @@
 import { getAddress, Interface } from 'ethers';
 import type { ChainClients } from '../../chains/clients.ts';
+import type { EvmLog, LogFilter } from '../../chains/evm/index.ts';
 import type { NetworkConfig, TokenConfig } from '../../chains/networks.ts';
 import type { NetworkRegistry } from '../../chains/registry.ts';
 import { evmToTron, isTronAddress, tronToEvm } from '../../chains/tron/address.ts';
+import { solidifiedHeaders, solidifiedLogs } from '../../chains/tron/blocks.ts';
 import { callConstant } from '../../chains/tron/trc20.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { AppError, unavailable, unsupported, validation } from '../../errors.ts';
@@ -19,7 +21,7 @@ import { Merchant, SettlementWallet } from '../merchant/merchant.entity.ts';
 /** Native coins are not ERC-20 tokens: a payout router cannot pull them (section 4.11). */
 const NATIVE_COINS = new Set(['ETH', 'BNB', 'TRX', 'MATIC', 'POL', 'AVAX', 'FTM', 'CELO', 'XDAI', 'SOL']);
 
-/** The router views payouts read (the single router's `nonceUsed`). */
+/** The router views payouts read (both routers record used nonces; the batch router also paid items). */
 const ROUTER_VIEWS = new Interface([
   'function nonceUsed(address merchant, uint256 nonce) view returns (bool)',
   'function isItemPaid(address merchant, uint256 nonce, uint256 index) view returns (bool)',
@@ -134,39 +136,86 @@ export class PayoutChains {
    * A read-only contract call at the head (`0x` return data). A revert is `validation`, an
    * unreachable node `unavailable`.
    */
-  async call(network: NetworkConfig, to: string, data: string): Promise<string> {
+  async call(network: NetworkConfig, to: string, data: string, block?: number): Promise<string> {
+    // Tron answers constant calls at its latest state only; its follower reads solidified blocks, so a
+    // Tron caller that needs a final answer reads after the follower has passed the block.
     if (network.kind === 'tron') return callConstant(this.clients.tronHttp(network), { contract: to, data });
     const client = this.clients.evm(network);
+    const tag = block === undefined ? 'latest' : `0x${block.toString(16)}`;
     try {
-      return await client.transport.request<string>('eth_call', [{ to, data }, 'latest']);
+      return await client.transport.request<string>('eth_call', [{ to, data }, tag]);
     } catch (error) {
       throw unavailable(`network ${network.id}: eth_call failed: ${(error as Error).message}`, error);
     }
   }
 
-  /** Whether the router already executed an order of `signer` with `nonce` (D14: checked before use). */
+  /**
+   * Whether the router already executed an order of `signer` with `nonce` (D14: checked before use),
+   * at the head or, on EVM networks, at `block`. Both routers record the nonce itself the first time a
+   * signed order executes (the batch router even when every item was refused), so a nonce is judged by
+   * that record, never by what happened to one of its items.
+   */
   async nonceUsed(
     network: NetworkConfig,
     router: string,
     signer: string,
     nonce: bigint,
-    kind: RouterKind = 'single',
+    block?: number,
   ): Promise<boolean> {
-    // The batch router records paid items, not nonces: a batch nonce is used once its first item is paid.
-    if (kind === 'batch') return this.itemPaid(network, router, signer, nonce, 0);
     const data = await this.call(
       network,
       router,
       ROUTER_VIEWS.encodeFunctionData('nonceUsed', [signer, nonce]),
+      block,
     );
     return ROUTER_VIEWS.decodeFunctionResult('nonceUsed', data)[0] as boolean;
   }
 
-  /** Whether item `index` of the batch with `nonce` of `signer` has been paid. */
-  async itemPaid(network: NetworkConfig, router: string, signer: string, nonce: bigint, index: number) {
+  /** Whether item `index` of the batch with `nonce` of `signer` has been paid (at the head, or at `block`). */
+  async itemPaid(
+    network: NetworkConfig,
+    router: string,
+    signer: string,
+    nonce: bigint,
+    index: number,
+    block?: number,
+  ) {
     const calldata = ROUTER_VIEWS.encodeFunctionData('isItemPaid', [signer, nonce, index]);
-    const data = await this.call(network, router, calldata);
+    const data = await this.call(network, router, calldata, block);
     return ROUTER_VIEWS.decodeFunctionResult('isItemPaid', data)[0] as boolean;
+  }
+
+  /**
+   * The logs matching `filter` in blocks from the first one at or after chain time `since` up to
+   * `toBlock`: where the execution of an order created at `since` can be (its deadline bounds the
+   * other end). Used only on the rare path where the router shows a nonce used and the follower has no
+   * record of its execution, so it reads plainly, block range by block range.
+   */
+  async logsSince(
+    network: NetworkConfig,
+    filter: LogFilter,
+    since: number,
+    toBlock: number,
+  ): Promise<EvmLog[]> {
+    const header = async (n: number) =>
+      network.kind === 'tron'
+        ? (await solidifiedHeaders(this.clients.tronHttp(network), [n]))[0]
+        : await this.clients.evm(network).getBlockHeader(n);
+    // The first block at or after `since`: a binary search over [0, toBlock] by header timestamps.
+    let lo = 0;
+    let hi = toBlock;
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      const h = await header(mid);
+      if (!h) throw unavailable(`network ${network.id}: block ${mid} is not available`);
+      if (h.timestamp < since) lo = mid + 1;
+      else hi = mid;
+    }
+    if (network.kind === 'tron') return solidifiedLogs(this.clients.tronHttp(network), filter, lo, toBlock);
+    const logs: EvmLog[] = [];
+    for await (const chunk of this.clients.evm(network).scanLogs({ ...filter, fromBlock: lo, toBlock }))
+      logs.push(...chunk.logs);
+    return logs;
   }
 
   /**

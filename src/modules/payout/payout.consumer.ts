@@ -9,8 +9,8 @@ import { completeDue, forgetExecutions, recordExecutions } from './payout.settle
 /**
  * The relay confirmer: single payouts as a consumer of a network's chain follower. The router's
  * `PayoutExecuted` logs mark orders executed, executions complete at their depth with
- * `payout.completed`, a reorganisation sends them back to waiting, and after each tick payouts that
- * can no longer be paid settle `failed` (payout.expire.ts).
+ * `payout.completed`, a reorganisation sends them back to waiting, and after each tick single payouts
+ * that can no longer be paid settle `failed` on final evidence (payout.expire.ts).
  */
 
 export const PAYOUTS_STREAM = 'payouts';
@@ -22,7 +22,6 @@ export interface PayoutConsumerDeps {
   logger: Logger;
   /** First block when the stream has no cursor; default INITIAL_LOOKBACK_BLOCKS behind the head. */
   startBlock?: number;
-  now?: () => Date;
 }
 
 export function payoutConsumer(deps: PayoutConsumerDeps, network: NetworkConfig, router: string): Consumer {
@@ -44,6 +43,6 @@ export function payoutConsumer(deps: PayoutConsumerDeps, network: NetworkConfig,
           return;
       }
     },
-    afterTick: (ctx) => expirePayouts({ ...deps, logger: log }, network, ctx),
+    afterTick: (ctx) => expirePayouts({ chains: deps.chains, logger: log }, network, ctx, { batch: false }),
   };
 }

@@ -1,69 +1,73 @@
+import { AbiCoder, keccak256, toBeHex, zeroPadValue } from 'ethers';
 import type { NetworkConfig } from '../../chains/networks.ts';
+import { untilApplied } from '../../db/fresh-reads.ts';
+import type { EntityManager } from '../../db/orm.ts';
 import type { TickContext } from '../../followers/types.ts';
 import type { Logger } from '../../lib/logger.ts';
+import { decodeItemEvent, ITEM_PAID_TOPIC, itemChange } from './batch.settle.ts';
 import type { PayoutChains } from './payout.chain.ts';
 import { type FailureReason, Payout } from './payout.entity.ts';
+import { PAYOUT_EXECUTED_TOPIC } from './payout.order.ts';
+import { payoutReads } from './payout.reads.ts';
 import { noteReason } from './payout.revert.ts';
-import { payoutSnapshot, transitionPayouts } from './payout.transition.ts';
+import { applyChanges, decodeExecution, executionChange } from './payout.settle.ts';
+import { type PayoutChange, payoutSnapshot } from './payout.transition.ts';
 
 /**
- * Payouts that can no longer be paid settle `failed` (D7, D14), after each follower tick:
- * - `pending` past its deadline (never authorized, so never relayed): `expired`;
- * - `authorized`/`submitted` whose deadline is before the timestamp of a final block while the order
- *   was never executed: the router refuses it from then on, so nothing can move any more. The reason
- *   is `nonce_used` when the router shows the nonce used by another order, else the last reason the
- *   relay gave (allowance, funds, transfer refused…), else `expired`.
- * Failing only on a final block is what makes `payout.failed` safe to act on: a merchant who pays
- * again on it never pays twice.
+ * Payouts that can no longer be paid settle `failed` (D7, D14), after each follower tick, and only on
+ * positive evidence read at a final block that the stream settling them has already processed: the
+ * evidence block is `min(finalized, cursor)`. A payout fails when its deadline is before that block's
+ * timestamp (the router refuses the order in every later block) and the router shows its nonce unused
+ * at that very block. Then nothing can move any more, and `payout.failed` is safe to act on: a merchant
+ * who pays again on it never pays twice.
+ *
+ * - `pending` (unsigned), `authorized` and `submitted` alike: a merchant may relay its own signed order
+ *   without authorizing it through the service, so not even an unsigned payout fails by the wall clock.
+ * - The reason is `expired` for an unsigned payout; else the last reason the relay gave (allowance,
+ *   funds, transfer refused…), else `expired`.
+ * - A nonce the router shows used is never a failure by itself: it means the execution happened and
+ *   the follower has no record of it. Its log is looked up and applied like the follower would have
+ *   (an execution of another order under the nonce is the evidence for `nonce_used`). When the log
+ *   cannot be found the payout is left open and operators are alerted.
+ *
+ * Single payouts are settled after the `payouts` stream's ticks, batch items after the `batches`
+ * stream's, each with its own cursor.
  */
 
-/** Payouts settled per tick and kind; the rest wait for the next tick. */
+/** Payouts examined per tick; the rest wait for the next tick. */
 const BATCH = 200;
+/** How far before a payout's creation its execution is looked for (clock skew between host and chain). */
+const CREATION_SKEW_SECONDS = 600;
 
 export interface ExpireDeps {
   chains: PayoutChains;
   logger: Logger;
-  now?: () => Date;
 }
 
 export async function expirePayouts(
   deps: ExpireDeps,
   network: NetworkConfig,
   ctx: TickContext,
+  which: { batch: boolean } = { batch: false },
 ): Promise<void> {
-  const now = deps.now?.() ?? new Date();
-  await ctx.transaction(async (tx) => {
-    const unsigned = await tx.find(
-      Payout,
-      { network: network.id, status: 'pending', deadline: { $lt: Math.floor(now.getTime() / 1000) } },
-      { limit: BATCH },
-    );
-    await transitionPayouts(
-      tx,
-      unsigned.map((p) => ({
-        kind: 'failed' as const,
-        payout: payoutSnapshot(p),
-        set: { status: 'failed' as const, failureReason: 'expired' as const, settledAt: now },
-      })),
-    );
-  });
-
-  const finalTime = await finalTimestamp(deps, network, ctx);
-  if (finalTime === undefined) return;
+  const evidence = await evidenceBlock(deps, network, ctx);
+  if (!evidence) return;
   const stranded = await ctx.transaction((tx) =>
     tx.find(
       Payout,
       {
         network: network.id,
-        status: { $in: ['authorized', 'submitted'] },
+        status: { $in: ['pending', 'authorized', 'submitted'] },
         executedBlock: null,
-        deadline: { $lt: finalTime },
+        deadline: { $lt: evidence.timestamp },
+        batchId: which.batch ? { $ne: null } : null,
       },
-      { limit: BATCH },
+      { limit: BATCH, orderBy: { deadline: 'asc' } },
     ),
   );
   for (const payout of stranded) {
-    // Chain I/O outside the transaction; what it learns can only get more true (a used nonce stays used).
+    // Chain I/O outside any transaction, at the evidence block: a used nonce stays used, and an unused
+    // one at a block past the deadline can never be used again.
     const used = payout.batchId
       ? await deps.chains.itemPaid(
           network,
@@ -71,44 +75,132 @@ export async function expirePayouts(
           payout.payer,
           BigInt(payout.nonce),
           payout.orderIndex,
+          evidence.tag,
         )
-      : await deps.chains.nonceUsed(network, payout.router, payout.payer, BigInt(payout.nonce));
-    if (used && payout.batchId) {
-      // Paid on chain but never seen by the follower (before its first block): not ours to fail.
-      deps.logger.warn('batch item paid on chain outside the followed range', { payout: payout.id });
-      continue;
-    }
-    const note = await ctx.transaction(async (tx) => {
-      const [row] = await tx.execute<{ last_error: string | null }[]>(
-        `select last_error from relay_requests where subject_id = ? or subject_id like ?
-          order by id desc limit 1`,
-        [payout.id, `${payout.batchId ?? payout.id}#%`],
-      );
-      return row?.last_error ?? null;
-    });
-    const reason: FailureReason = used
-      ? 'nonce_used'
-      : (noteReason(payout.relayNote) ?? noteReason(note) ?? 'expired');
-    deps.logger.info('payout can no longer be paid', { payout: payout.id, reason });
-    await ctx.transaction((tx) =>
-      transitionPayouts(tx, [
-        {
-          kind: 'failed',
-          payout: payoutSnapshot(payout),
-          set: { status: 'failed', failureReason: reason, settledAt: new Date() },
-        },
-      ]),
-    );
+      : await deps.chains.nonceUsed(network, payout.router, payout.payer, BigInt(payout.nonce), evidence.tag);
+    if (used) await findExecution(deps, network, ctx, payout, evidence.number);
+    else await fail(deps, ctx, payout);
   }
 }
 
-/** The chain time of the newest final block (Tron: the solidified head), or undefined when unreadable. */
-async function finalTimestamp(
+/**
+ * The final block the stream has processed, with its chain time, and the block tag its contract reads
+ * use (undefined on Tron, whose constant calls answer at the latest state: there the follower only sees
+ * solidified blocks and reads after passing them). Undefined before the stream processed any block.
+ */
+async function evidenceBlock(
   deps: ExpireDeps,
   network: NetworkConfig,
   ctx: TickContext,
-): Promise<number | undefined> {
-  if (network.kind === 'tron' || ctx.finalized >= ctx.head.number) return ctx.head.timestamp;
-  if (ctx.finalized < 0) return undefined;
-  return deps.chains.blockTimestamp(network, ctx.finalized);
+): Promise<{ number: number; timestamp: number; tag: number | undefined } | undefined> {
+  const number = Math.min(ctx.finalized, ctx.cursor.number);
+  if (number < 0) return undefined;
+  const tag = network.kind === 'tron' ? undefined : number;
+  if (number === ctx.cursor.number && ctx.cursor.timestamp > 0)
+    return { number, timestamp: ctx.cursor.timestamp, tag };
+  const timestamp = await deps.chains.blockTimestamp(network, number);
+  return timestamp === undefined ? undefined : { number, timestamp, tag };
+}
+
+/** Settles a payout that cannot execute any more: `expired` unsigned, else the relay's last reason. */
+async function fail(deps: ExpireDeps, ctx: TickContext, payout: Payout): Promise<void> {
+  const note = await ctx.transaction(async (tx) => {
+    const [row] = await tx.execute<{ last_error: string | null }[]>(
+      `select last_error from relay_requests where subject_id = ? or subject_id like ?
+        order by id desc limit 1`,
+      [payout.id, `${payout.batchId ?? payout.id}#%`],
+    );
+    return row?.last_error ?? null;
+  });
+  const reason: FailureReason =
+    payout.status === 'pending' ? 'expired' : (noteReason(payout.relayNote) ?? noteReason(note) ?? 'expired');
+  deps.logger.info('payout can no longer be paid', { payout: payout.id, reason });
+  await ctx.transaction((tx) =>
+    settle(tx, payout.id, (fresh) =>
+      fresh.executedBlock == null && fresh.deadline === payout.deadline
+        ? {
+            kind: 'failed',
+            payout: payoutSnapshot(fresh),
+            set: { status: 'failed', failureReason: reason, settledAt: new Date() },
+          }
+        : undefined,
+    ),
+  );
+}
+
+/**
+ * The router shows the nonce (or item) used, and the follower recorded no execution: finds the log
+ * between the payout's creation and the evidence block and applies it as the follower would. Only an
+ * execution in a block the stream has processed is applied (a later one is the stream's to read).
+ */
+async function findExecution(
+  deps: ExpireDeps,
+  network: NetworkConfig,
+  ctx: TickContext,
+  payout: Payout,
+  toBlock: number,
+): Promise<void> {
+  const since = Math.floor(payout.createdAt.getTime() / 1000) - CREATION_SKEW_SECONDS;
+  const nonceTopic = toBeHex(BigInt(payout.nonce), 32);
+  const payerTopic = zeroPadValue(payout.payer.toLowerCase(), 32);
+  const filter = payout.batchId
+    ? { address: payout.router, topics: [ITEM_PAID_TOPIC, batchKey(payout)] }
+    : { address: payout.router, topics: [PAYOUT_EXECUTED_TOPIC, payerTopic, nonceTopic] };
+  let logs: Awaited<ReturnType<PayoutChains['logsSince']>>;
+  try {
+    logs = await deps.chains.logsSince(network, filter, since, toBlock);
+  } catch (error) {
+    deps.logger.warn('could not read the router’s logs for a used nonce; trying again next tick', {
+      payout: payout.id,
+      error: (error as Error).message,
+    });
+    return;
+  }
+  const log = payout.batchId
+    ? logs.find((l) => decodeItemEvent(l)?.index === payout.orderIndex)
+    : logs.find((l) => decodeExecution(l) !== undefined);
+  if (!log || log.blockNumber > ctx.cursor.number) {
+    if (!log)
+      deps.logger.error('the router shows a payout’s nonce used but its execution was not found; left open', {
+        payout: payout.id,
+        network: network.id,
+        from: since,
+        to: toBlock,
+      });
+    return;
+  }
+  deps.logger.warn('recording an execution the follower had not recorded', {
+    payout: payout.id,
+    tx: log.transactionHash,
+  });
+  await ctx.transaction((tx) =>
+    settle(tx, payout.id, (fresh) => {
+      if (fresh.executedBlock != null) return undefined;
+      if (fresh.batchId) {
+        const event = decodeItemEvent(log);
+        return event ? itemChange(fresh, event, false, deps.logger) : undefined;
+      }
+      const execution = decodeExecution(log);
+      return execution ? executionChange(fresh, execution, deps.logger) : undefined;
+    }),
+  );
+}
+
+/** The batch key topic of an item's batch: keccak256(abi.encode(payer, nonce)), as the router computes it. */
+function batchKey(payout: Payout): string {
+  return keccak256(AbiCoder.defaultAbiCoder().encode(['address', 'uint256'], [payout.payer, payout.nonce]));
+}
+
+/** Applies the change `decide` makes of the payout's fresh row, retried while it loses a version race. */
+async function settle(
+  tx: EntityManager,
+  id: string,
+  decide: (payout: Payout) => PayoutChange | undefined,
+): Promise<void> {
+  await untilApplied('payout settlement', async (pass) => {
+    const fresh = await tx.findOne(Payout, { id }, payoutReads(pass));
+    const change =
+      fresh && fresh.status !== 'completed' && fresh.status !== 'failed' ? decide(fresh) : undefined;
+    return applyChanges(tx, change ? [change] : []);
+  });
 }

@@ -20,8 +20,7 @@ export async function allocateNonce(
 ): Promise<bigint> {
   for (let skipped = 0; skipped < MAX_SKIPS; skipped++) {
     const nonce = await takeNonce(em, target.network.id, target.router, target.walletHex);
-    if (!(await chains.nonceUsed(target.network, target.router, target.walletHex, nonce, target.routerKind)))
-      return nonce;
+    if (!(await chains.nonceUsed(target.network, target.router, target.walletHex, nonce))) return nonce;
   }
   throw unavailable(
     `router nonces of ${target.walletHex} on ${target.network.id} are far behind the chain; retry shortly`,

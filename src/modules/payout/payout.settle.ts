@@ -2,10 +2,12 @@ import { AbiCoder, getAddress } from 'ethers';
 import type { EvmLog } from '../../chains/evm/index.ts';
 import { confirmationsFor, type NetworkConfig } from '../../chains/networks.ts';
 import type { BlockHeader } from '../../chains/types.ts';
+import { type NotApplied, notApplied, type Pass, untilApplied } from '../../db/fresh-reads.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { reviveRelay } from '../../relay/request.ts';
 import { Payout } from './payout.entity.ts';
+import { payoutReads } from './payout.reads.ts';
 import { type PayoutChange, payoutSnapshot, transitionPayouts } from './payout.transition.ts';
 
 /**
@@ -17,7 +19,7 @@ import { type PayoutChange, payoutSnapshot, transitionPayouts } from './payout.t
 const coder = AbiCoder.defaultAbiCoder();
 
 /** One `PayoutExecuted(merchant indexed, nonce indexed, recipient indexed, token, amount)` log. */
-interface Execution {
+export interface Execution {
   payer: string;
   nonce: string;
   recipient: string;
@@ -26,7 +28,7 @@ interface Execution {
   log: EvmLog;
 }
 
-function decode(log: EvmLog): Execution | undefined {
+export function decodeExecution(log: EvmLog): Execution | undefined {
   if (log.topics.length !== 4) return undefined;
   try {
     const [token, amount] = coder.decode(['address', 'uint256'], log.data);
@@ -55,54 +57,81 @@ export async function recordExecutions(
   logs: readonly EvmLog[],
   logger: Logger,
 ): Promise<void> {
-  const executions = logs.flatMap((log) => decode(log) ?? []);
+  const executions = logs.flatMap((log) => decodeExecution(log) ?? []);
   if (executions.length === 0) return;
-  const payouts = await tx.find(Payout, {
-    network: network.id,
-    router: getAddress(router),
-    batchIndex: null,
-    $or: executions.map((e) => ({ payer: e.payer, nonce: e.nonce })),
-  });
-  const changes: PayoutChange[] = [];
-  for (const payout of payouts) {
-    const e = executions.find((x) => x.payer === payout.payer && x.nonce === payout.nonce)!;
-    const matches =
-      e.recipient === getAddress(payout.recipientHex) &&
-      e.token === getAddress(payout.tokenAddress) &&
-      e.amount === payout.amountRaw;
-    if (payout.status === 'completed' || payout.status === 'failed') {
-      if (payout.executedBlockHash !== e.log.blockHash)
-        logger.warn('router executed a settled payout’s nonce', {
-          payout: payout.id,
-          tx: e.log.transactionHash,
-        });
-      continue;
+  await untilApplied('payout executions', async (pass) => {
+    const payouts = await tx.find(
+      Payout,
+      {
+        network: network.id,
+        router: getAddress(router),
+        batchIndex: null,
+        $or: executions.map((e) => ({ payer: e.payer, nonce: e.nonce })),
+      },
+      payoutReads(pass),
+    );
+    const changes: PayoutChange[] = [];
+    for (const payout of payouts) {
+      const e = executions.find((x) => x.payer === payout.payer && x.nonce === payout.nonce)!;
+      const change = executionChange(payout, e, pass.index === 0 ? logger : undefined);
+      if (change) changes.push(change);
     }
-    if (!matches) {
-      logger.error('the router executed another order under a payout’s nonce', {
+    return applyChanges(tx, changes);
+  });
+}
+
+/**
+ * What an execution of a payout's nonce does to it: an execution of the order itself marks it executed
+ * (whichever transaction sent it); one of another order under its nonce (the payout wallet signed
+ * another order with that nonce outside the service) means ours can never execute, read at this very
+ * block: the payout fails `nonce_used`. A settled payout is left alone. `logger` is given on the first
+ * pass only, so a retried pass does not log twice.
+ */
+export function executionChange(
+  payout: Payout,
+  e: Execution,
+  logger: Logger | undefined,
+): PayoutChange | undefined {
+  const matches =
+    e.recipient === getAddress(payout.recipientHex) &&
+    e.token === getAddress(payout.tokenAddress) &&
+    e.amount === payout.amountRaw;
+  if (payout.status === 'completed' || payout.status === 'failed') {
+    if (payout.executedBlockHash !== e.log.blockHash)
+      logger?.warn('router executed a settled payout’s nonce', {
         payout: payout.id,
         tx: e.log.transactionHash,
       });
-      changes.push({
-        kind: 'failed',
-        payout: payoutSnapshot(payout),
-        set: { status: 'failed', failureReason: 'nonce_used', settledAt: new Date() },
-      });
-      continue;
-    }
-    if (payout.executedBlockHash === e.log.blockHash) continue;
-    changes.push({
-      kind: 'executed',
-      payout: payoutSnapshot(payout),
-      set: {
-        status: 'submitted',
-        txHash: e.log.transactionHash.toLowerCase(),
-        executedBlock: e.log.blockNumber,
-        executedBlockHash: e.log.blockHash,
-      },
-    });
+    return undefined;
   }
-  await transitionPayouts(tx, changes);
+  if (!matches) {
+    logger?.error('the router executed another order under a payout’s nonce', {
+      payout: payout.id,
+      tx: e.log.transactionHash,
+    });
+    return {
+      kind: 'failed',
+      payout: payoutSnapshot(payout),
+      set: { status: 'failed', failureReason: 'nonce_used', settledAt: new Date() },
+    };
+  }
+  if (payout.executedBlockHash === e.log.blockHash) return undefined;
+  return {
+    kind: 'executed',
+    payout: payoutSnapshot(payout),
+    set: {
+      status: 'submitted',
+      txHash: e.log.transactionHash.toLowerCase(),
+      executedBlock: e.log.blockNumber,
+      executedBlockHash: e.log.blockHash,
+    },
+  };
+}
+
+/** Applies a pass's changes; returns the ids whose change lost its version race. */
+export async function applyChanges(tx: EntityManager, changes: readonly PayoutChange[]): Promise<NotApplied> {
+  const applied = await transitionPayouts(tx, changes);
+  return notApplied(changes, applied, (c) => c.payout.id);
 }
 
 /** Blocks an execution of `amount` waits for: the amount tiers (D14); on `tron` the solidified block. */
@@ -119,23 +148,29 @@ export async function completeDue(
   head: BlockHeader,
   which: { batch: boolean } = { batch: false },
 ): Promise<void> {
-  const executed = await tx.find(Payout, {
-    network: network.id,
-    status: 'submitted',
-    executedBlock: { $ne: null, $lte: head.number },
-    batchId: which.batch ? { $ne: null } : null,
+  await untilApplied('payout completions', async (pass) => {
+    const executed = await tx.find(
+      Payout,
+      {
+        network: network.id,
+        status: 'submitted',
+        executedBlock: { $ne: null, $lte: head.number },
+        batchId: which.batch ? { $ne: null } : null,
+      },
+      payoutReads(pass),
+    );
+    const now = new Date();
+    return applyChanges(
+      tx,
+      executed
+        .filter((p) => head.number - Number(p.executedBlock) + 1 >= depthFor(network, p.amount))
+        .map((p) => ({
+          kind: 'completed' as const,
+          payout: payoutSnapshot(p),
+          set: { status: 'completed' as const, settledAt: now },
+        })),
+    );
   });
-  const now = new Date();
-  await transitionPayouts(
-    tx,
-    executed
-      .filter((p) => head.number - Number(p.executedBlock) + 1 >= depthFor(network, p.amount))
-      .map((p) => ({
-        kind: 'completed' as const,
-        payout: payoutSnapshot(p),
-        set: { status: 'completed' as const, settledAt: now },
-      })),
-  );
 }
 
 /** Executions in blocks above `ancestor` left the chain: those payouts wait for an execution again. */
@@ -146,29 +181,35 @@ export async function forgetExecutions(
   logger: Logger,
   which: { batch: boolean } = { batch: false },
 ): Promise<void> {
-  const lost = await tx.find(Payout, {
-    network: network.id,
-    executedBlock: { $gt: ancestor },
-    batchId: which.batch ? { $ne: null } : null,
+  await untilApplied('payout executions lost to a reorganisation', async (pass: Pass) => {
+    const lost = await tx.find(
+      Payout,
+      { network: network.id, executedBlock: { $gt: ancestor }, batchId: which.batch ? { $ne: null } : null },
+      payoutReads(pass),
+    );
+    const open = lost.filter((p) => p.status === 'submitted');
+    if (pass.index === 0)
+      for (const p of lost.filter((x) => x.status === 'completed'))
+        logger.error('a completed payout’s execution left the chain', {
+          payout: p.id,
+          block: p.executedBlock,
+        });
+    // Their relays may have finished; whatever executed them is gone: relay again (re-checked first).
+    await reviveRelay(
+      tx,
+      open.map((p) =>
+        p.batchId
+          ? { kind: 'batch' as const, subjectId: `${p.batchId}#1` }
+          : { kind: 'payout' as const, subjectId: p.id },
+      ),
+    );
+    return applyChanges(
+      tx,
+      open.map((p) => ({
+        kind: 'unexecuted' as const,
+        payout: payoutSnapshot(p),
+        set: { executedBlock: null, executedBlockHash: null },
+      })),
+    );
   });
-  const open = lost.filter((p) => p.status === 'submitted');
-  for (const p of lost.filter((x) => x.status === 'completed'))
-    logger.error('a completed payout’s execution left the chain', { payout: p.id, block: p.executedBlock });
-  // Their relays may have finished; whatever executed them is gone: relay again (re-checked first).
-  await reviveRelay(
-    tx,
-    open.map((p) =>
-      p.batchId
-        ? { kind: 'batch' as const, subjectId: `${p.batchId}#1` }
-        : { kind: 'payout' as const, subjectId: p.id },
-    ),
-  );
-  await transitionPayouts(
-    tx,
-    open.map((p) => ({
-      kind: 'unexecuted' as const,
-      payout: payoutSnapshot(p),
-      set: { executedBlock: null, executedBlockHash: null },
-    })),
-  );
 }
