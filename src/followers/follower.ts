@@ -2,7 +2,7 @@ import type { NetworkConfig } from '../chains/networks.ts';
 import type { BlockHeader } from '../chains/types.ts';
 import type { EntityManager } from '../db/orm.ts';
 import type { Logger } from '../lib/logger.ts';
-import { loadCursor, loadWindow, saveCursor, saveWindow } from './store.ts';
+import { loadCursor, loadWindow, moveCursor, saveWindow } from './store.ts';
 import type { ChainSource, Consumer, FollowerEvent, TickContext } from './types.ts';
 import { BlockWindow } from './window.ts';
 
@@ -96,7 +96,7 @@ export function createFollower(deps: FollowerDeps) {
       const cursor = await loadCursor(tx, networkId, consumer.stream);
       if (!cursor || cursor.number <= ancestor.number) return;
       await consumer.handle(tx, { type: 'reorg', ancestor, head });
-      await saveCursor(tx, networkId, consumer.stream, ancestor);
+      await moveCursor(tx, networkId, consumer.stream, cursor, ancestor);
     });
   }
 
@@ -107,7 +107,7 @@ export function createFollower(deps: FollowerDeps) {
     finalized: number,
     floor: number,
   ): Promise<BlockHeader> {
-    let cursor = await startingCursor(consumer, head);
+    let { cursor, stored } = await startingCursor(consumer, head);
     const budgetEnd = cursor.number + (deps.maxBlocksPerTick ?? MAX_BLOCKS_PER_TICK);
     const finalEnd = Math.min(floor - 1, budgetEnd, head.number);
     if (cursor.number < finalEnd) {
@@ -116,10 +116,12 @@ export function createFollower(deps: FollowerDeps) {
         if (!to) throw new Error(`network ${networkId}: final block ${chunk.toBlock} has no header`);
         await commit(
           consumer,
+          stored ? cursor : null,
           { type: 'block', from: chunk.fromBlock, to, logs: chunk.logs, head, finalized },
           finalized,
         );
         cursor = to;
+        stored = true;
       }
     }
     if (cursor.number < floor - 1) return cursor; // still in the final range: next tick
@@ -144,6 +146,7 @@ export function createFollower(deps: FollowerDeps) {
       const to = blocks.at(-1)!;
       await commit(
         consumer,
+        stored ? cursor : null,
         { type: 'block', from: blocks[0]!.number, to, logs: perBlock.flat(), head, finalized },
         finalized,
       );
@@ -152,16 +155,17 @@ export function createFollower(deps: FollowerDeps) {
     return cursor;
   }
 
-  /** One transaction: the blocks, what of them is final now, and the cursor. */
+  /** One transaction: the blocks, what of them is final now, and the cursor moved from `from`. */
   async function commit(
     consumer: Consumer,
+    from: BlockHeader | null,
     event: Extract<FollowerEvent, { type: 'block' }>,
     finalized: number,
   ): Promise<void> {
     await transaction(async (tx) => {
       await consumer.handle(tx, event);
       await consumer.handle(tx, { type: 'finalize', block: Math.min(finalized, event.to.number) });
-      await saveCursor(tx, networkId, consumer.stream, event.to);
+      await moveCursor(tx, networkId, consumer.stream, from, event.to);
     });
   }
 
@@ -173,11 +177,17 @@ export function createFollower(deps: FollowerDeps) {
     return expected === undefined || expected === cursor.hash;
   }
 
-  async function startingCursor(consumer: Consumer, head: BlockHeader): Promise<BlockHeader> {
+  /** The stream's stored cursor, or where it starts (not stored yet). */
+  async function startingCursor(
+    consumer: Consumer,
+    head: BlockHeader,
+  ): Promise<{ cursor: BlockHeader; stored: boolean }> {
     const stored = await loadCursor(deps.fork(), networkId, consumer.stream);
-    if (stored) return stored;
+    if (stored) return { cursor: stored, stored: true };
     const start = Math.max(0, Math.min(consumer.startBlock(head), head.number));
-    return start === 0 ? { number: -1, hash: '', parentHash: '', timestamp: 0 } : finalHeader(start - 1);
+    const cursor =
+      start === 0 ? { number: -1, hash: '', parentHash: '', timestamp: 0 } : await finalHeader(start - 1);
+    return { cursor, stored: false };
   }
 
   async function finalHeader(number: number): Promise<BlockHeader> {

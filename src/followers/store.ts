@@ -33,6 +33,7 @@ export async function loadCursor(
     : null;
 }
 
+/** Sets a stream's cursor unconditionally (operators' tools and tests; the follower uses {@link moveCursor}). */
 export async function saveCursor(em: EntityManager, network: string, stream: string, block: BlockHeader) {
   await em.execute(
     `insert into chain_cursors (network, stream, block_number, block_hash, block_timestamp, updated_at)
@@ -41,6 +42,45 @@ export async function saveCursor(em: EntityManager, network: string, stream: str
        block_hash = excluded.block_hash, block_timestamp = excluded.block_timestamp, updated_at = now()`,
     [network, stream, block.number, block.hash, block.timestamp],
   );
+}
+
+/** Another writer moved a stream's cursor since this follower read it (two leaders for a moment). */
+export class CursorMoved extends Error {
+  constructor(network: string, stream: string) {
+    super(
+      `network ${network}: the ${stream} cursor moved under this follower; another one applied the range`,
+    );
+    this.name = 'CursorMoved';
+  }
+}
+
+/**
+ * Moves a stream's cursor from `expected` (null: the stream has no cursor yet) to `block`, compare-and-
+ * set: when the stored cursor is no longer `expected`, another follower applied the range first and
+ * this throws {@link CursorMoved}, rolling back everything the caller's transaction derived from it.
+ * Leadership is fenced too (leadership.ts), but a fence checked before the commit cannot stop a leader
+ * that loses its lock between the check and the commit; this comparison is made by the write itself.
+ */
+export async function moveCursor(
+  em: EntityManager,
+  network: string,
+  stream: string,
+  expected: Pick<BlockHeader, 'number' | 'hash'> | null,
+  block: BlockHeader,
+): Promise<void> {
+  const moved = expected
+    ? await em.execute<{ ok: number }[]>(
+        `update chain_cursors set block_number = ?, block_hash = ?, block_timestamp = ?, updated_at = now()
+          where network = ? and stream = ? and block_number = ? and block_hash = ?
+          returning 1 as ok`,
+        [block.number, block.hash, block.timestamp, network, stream, expected.number, expected.hash],
+      )
+    : await em.execute<{ ok: number }[]>(
+        `insert into chain_cursors (network, stream, block_number, block_hash, block_timestamp, updated_at)
+         values (?, ?, ?, ?, ?, now()) on conflict (network, stream) do nothing returning 1 as ok`,
+        [network, stream, block.number, block.hash, block.timestamp],
+      );
+  if (moved.length === 0) throw new CursorMoved(network, stream);
 }
 
 /** The stored window from `floor` up: its longest hash-linked run (anything after a gap is refetched). */

@@ -129,6 +129,52 @@ describe('streams', () => {
   });
 });
 
+describe('two leaders at once', () => {
+  it('never both apply a range: the cursor moves compare-and-set, and the loser rolls back', async () => {
+    await t.app.fork().execute('create table if not exists test_applied (stream text, topic text)');
+    const start = (await chain.provider.getBlockNumber()) + 1;
+    const emitted = [await emit(), await emit()];
+    await mine(2);
+    const net = network();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let paused!: () => void;
+    const pausedNow = new Promise<void>((resolve) => {
+      paused = resolve;
+    });
+    /** Writes one row per log in the follower's transaction; `hold` waits inside it until released. */
+    const applier = (hold: boolean): Consumer => ({
+      stream: 'cas',
+      filter: { address: emitter },
+      startBlock: () => start,
+      async handle(tx, event) {
+        if (event.type !== 'block') return;
+        for (const log of event.logs)
+          await tx.execute('insert into test_applied (stream, topic) values (?, ?)', [net.id, log.topics[0]]);
+        if (hold && event.logs.length > 0) {
+          paused();
+          await gate;
+        }
+      },
+    });
+    // A partitioned old leader reads the range and stalls inside its transaction; the new leader applies it.
+    const stale = followerFor(net, [applier(true)]).tick();
+    await pausedNow;
+    await followerFor(net, [applier(false)]).tick();
+    release();
+    await expect(stale).rejects.toThrow(/cursor moved/);
+    const rows = await t.app
+      .fork()
+      .execute<{ topic: string; n: string }[]>(
+        'select topic, count(*)::text as n from test_applied where stream = ? group by topic',
+        [net.id],
+      );
+    expect(rows.map((r) => [r.topic, r.n]).sort()).toEqual(emitted.map((e) => [e.topic, '1']).sort());
+  });
+});
+
 describe('reorganisations', () => {
   it('consumers are told the common ancestor first, then the new chain, also by a follower that restarted', async () => {
     const net = network();
