@@ -147,10 +147,20 @@ async function onMined(
     });
   }
   if (request.status === 'abandoned' || tx.kind === 'filler') {
-    // The nonce is consumed: nothing left to fill. A filler of a request whose call was no longer
-    // wanted (done elsewhere) finishes it.
+    // The nonce is consumed: nothing left to fill. A filler of a request whose call is no longer wanted
+    // (done elsewhere) finishes it; one that unjammed a nonce the node refused the call at sends the
+    // call again at a fresh nonce.
     await relayer.deps.fork().nativeUpdate(RelayRequest, { id: request.id }, { nonce: null });
-    if (request.status !== 'abandoned') await markDone(relayer, request.id);
+    if (request.status === 'abandoned') return;
+    if ((await handler.check(request)) === 'done') return markDone(relayer, request.id);
+    await relayer.deps.fork().transactional(async (em) => {
+      const row = await em.findOneOrFail(RelayRequest, { id: request.id });
+      row.status = 'queued';
+      row.attempts += 1;
+      row.lastError = `nonce ${request.nonce} was filled after the node refused the call; sent again`;
+      await em.flush();
+      await relayer.now(em, row.id);
+    });
     return;
   }
   if (!receipt.success && fresh) {
@@ -269,6 +279,14 @@ async function keepGoing(
     return;
   }
   const age = Date.now() - (last.sentAt ?? last.createdAt).getTime();
+  if (
+    last.status === 'signed' &&
+    age > tuning.replaceAfterMs &&
+    !/insufficient funds/i.test(request.lastError ?? '')
+  ) {
+    await unjam(relayer, network, client, request, mine, tuning);
+    return;
+  }
   const stuck = last.status === 'sent' && age > tuning.replaceAfterMs;
   const orphan = last.status === 'signed' && age >= ORPHAN_MS;
   const forgotten =
@@ -290,7 +308,44 @@ async function keepGoing(
   await broadcastStored(relayer, network, client, last);
 }
 
-/** Signs and sends a replacement of `last` at the same nonce with bumped fees (or a filler). */
+/**
+ * The node has refused the request's stored transaction for longer than a replacement waits (a fee cap
+ * below the base fee after a spike, a node's fee cap, any permanent refusal): left alone, it would be
+ * re-broadcast forever and every later nonce of the wallet would wait behind the gap. The call is
+ * signed again at the same nonce with fees of now (within the configured ceiling); when the node
+ * refuses that too, the nonce is filled with a 0-value self-transfer and the call goes again at a fresh
+ * nonce once the filler is mined. Operators are alerted at error level: a jam means something in the
+ * set-up (fees, node limits) needs a look. A wallet out of gas is not a jam: it waits to be funded.
+ */
+async function unjam(
+  relayer: Relayer,
+  network: NetworkConfig,
+  client: EvmClient,
+  request: RelayRequest,
+  mine: RelayTransaction[],
+  tuning: ReturnType<typeof tuningOf>,
+): Promise<void> {
+  const last = mine.at(-1)!;
+  const refusedCalls = mine.filter((t) => t.kind === 'call' && t.status === 'signed').length;
+  const filler = last.kind === 'filler' || refusedCalls >= 2;
+  relayer.deps.logger.error(
+    'the node refuses a relay transaction; its nonce blocks the wallet’s later ones',
+    {
+      request: request.id,
+      nonce: request.nonce,
+      hash: last.hash,
+      refusal: request.lastError?.slice(0, 300),
+      next: filler ? 'filling the nonce with a self-transfer' : 'signing the call again with fees of now',
+    },
+  );
+  await replace(relayer, network, client, request, last, tuning, filler, { fresh: true });
+}
+
+/**
+ * Signs and sends a replacement of `last` at the same nonce (or a filler): fees bumped from the last
+ * ones, or with `fresh` (the node never took the last one, so there is nothing to outbid) from the fees
+ * of now with the bump as margin.
+ */
 async function replace(
   relayer: Relayer,
   network: NetworkConfig,
@@ -299,12 +354,17 @@ async function replace(
   last: RelayTransaction,
   tuning: ReturnType<typeof tuningOf>,
   filler: boolean,
+  options: { fresh?: boolean } = {},
 ): Promise<void> {
   const wallet = relayer.wallet(network)!;
   const now = await currentFees(client);
   const bump = (v: bigint) => (v * (100n + tuning.bumpPercent) + 99n) / 100n;
-  const oldMax = BigInt(last.maxFee ?? '0');
-  const oldTip = last.priorityFee == null ? undefined : BigInt(last.priorityFee);
+  const oldMax = options.fresh ? 0n : BigInt(last.maxFee ?? '0');
+  const oldTip = last.priorityFee == null ? undefined : options.fresh ? 0n : BigInt(last.priorityFee);
+  if (options.fresh) {
+    now.maxFee = bump(now.maxFee);
+    if (now.priorityFee !== undefined) now.priorityFee = bump(now.priorityFee);
+  }
   let fees: Fees =
     oldTip === undefined
       ? { maxFee: max(bump(oldMax), now.maxFee) }
