@@ -22,6 +22,10 @@ export function relayConsumer(relayer: Relayer, network: NetworkConfig): Consume
     filter: { address: relayer.wallet(network)!.address, topics: [NO_LOGS] },
     startBlock: (head) => head.number,
     async handle() {},
-    afterTick: () => (network.kind === 'tron' ? watchTron(relayer, network) : watchEvm(relayer, network)),
+    // Fenced like the follower's own transactions: only the network's leader records relay outcomes.
+    afterTick: (ctx) => {
+      const fenced = relayer.fencedBy(ctx.transaction);
+      return network.kind === 'tron' ? watchTron(fenced, network) : watchEvm(fenced, network);
+    },
   };
 }

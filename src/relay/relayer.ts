@@ -44,6 +44,34 @@ export function tuningOf(network: NetworkConfig): RelayTuning {
   };
 }
 
+/**
+ * Statements that may write and carry everything they need in their arguments: outside a transaction
+ * they run in a fenced one. (Entity changes are flushed inside `transactional` callbacks only.)
+ */
+const WRITES = new Set(['execute', 'nativeUpdate', 'nativeDelete']);
+
+/** `em` whose transactions, and writes made outside one, run inside `transaction`. */
+function fencedFork(
+  em: EntityManager,
+  transaction: <T>(work: (tx: EntityManager) => Promise<T>) => Promise<T>,
+): EntityManager {
+  return new Proxy(em, {
+    get(target, prop) {
+      if (prop === 'transactional')
+        return (work: (tx: EntityManager) => Promise<unknown>) => transaction(work);
+      if (prop === 'fork') return () => fencedFork(target.fork(), transaction);
+      const value = Reflect.get(target, prop, target);
+      if (typeof value !== 'function') return value;
+      if (WRITES.has(String(prop)))
+        return (...args: unknown[]) =>
+          transaction((tx) =>
+            (Reflect.get(tx, prop, tx) as (...a: unknown[]) => Promise<unknown>).apply(tx, args),
+          );
+      return value.bind(target);
+    },
+  });
+}
+
 export interface RelayerDeps {
   networks: NetworkRegistry;
   clients: ChainClients;
@@ -56,6 +84,17 @@ export class Relayer {
   private readonly wallets = new Map<string, Wallet>();
 
   constructor(readonly deps: RelayerDeps) {}
+
+  /**
+   * This relayer as the watcher of a network uses it: every write it makes goes through `transaction`,
+   * the chain follower's fenced transaction, so a process that lost the network's leadership (a
+   * partition that left it running) cannot record a relay outcome another leader is recording too.
+   * Handlers, wallets and reads are shared with this relayer.
+   */
+  fencedBy(transaction: <T>(work: (tx: EntityManager) => Promise<T>) => Promise<T>): Relayer {
+    const fork = () => fencedFork(this.deps.fork(), transaction);
+    return Object.create(this, { deps: { value: { ...this.deps, fork }, enumerable: true } }) as Relayer;
+  }
 
   /** Registers what a kind of call means (payout.relay.ts, batch.relay.ts, …). */
   register(kind: RelayKind, handler: RelayHandler): void {

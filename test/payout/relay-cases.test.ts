@@ -301,3 +301,34 @@ it('a relay reverted on chain moves nothing, and fails with the reason once the 
   expect(await f.balance('USDT', order.recipient)).toBe(0n);
   expect(await f.balance('USDT', f.payer.address)).toBe(before);
 }, 60_000);
+
+it('records relay outcomes only through the follower’s fence: a watcher that lost the network writes nothing', async () => {
+  await f.approve('USDT'); // the case before withdrew the router's allowance
+  mining = false;
+  await f.provider.send('evm_setAutomine', [false]);
+  const order = await authorized('6');
+  await until(
+    () => relayTxs(order.id),
+    (t) => t.some((x) => x.status === 'sent'),
+    20_000,
+  );
+  await worker.stop();
+  await f.provider.send('anvil_mine', ['0x1']);
+  const network = f.t.app.services.payoutChains.network('eth');
+  const { watchEvm } = await import('../../src/relay/evm-watch.ts');
+  const { LeadershipLost } = await import('../../src/followers/leadership.ts');
+  const lost = f.t.app.services.relayer.fencedBy(async () => {
+    throw new LeadershipLost('eth');
+  });
+  await expect(watchEvm(lost, network)).rejects.toThrow(LeadershipLost);
+  expect((await relayTxs(order.id)).map((t) => t.status)).toEqual(['sent']);
+  const leader = f.t.app.services.relayer.fencedBy((work) => f.t.app.fork().transactional(work));
+  await watchEvm(leader, network);
+  expect((await relayTxs(order.id)).map((t) => t.status)).toEqual(['mined']);
+  await f.provider.send('evm_setAutomine', [true]);
+  mining = true;
+  worker = await startWorker(f.t.app, {
+    followers: { payoutStartBlock: f.startBlock, sessionStartBlock: f.startBlock, standbyRetryMs: 100 },
+  });
+  expect((await until(() => status(order.id), settled, 30_000)).status).toBe('completed');
+}, 60_000);
