@@ -81,7 +81,7 @@ function racingFork(competitor: () => Promise<void>): () => EntityManager {
       get(target, prop) {
         if (prop === 'execute')
           return async (sql: string, ...rest: unknown[]) => {
-            if (!raced && /^\s*update payouts p set/.test(sql)) {
+            if (!raced && /^\s*update payouts t set/.test(sql)) {
               raced = true;
               await competitor();
             }
@@ -112,13 +112,17 @@ describe('a payout paid on chain is never reported failed', () => {
       const em = f.t.app.fork();
       const payout = await em.findOneOrFail(Payout, { id: order.id });
       await em.transactional((tx) =>
-        transitionPayouts(tx, [
-          {
-            kind: 'submitted',
-            payout: payoutSnapshot(payout),
-            set: { status: 'submitted', txHash: `0x${'ab'.repeat(32)}` },
-          },
-        ]),
+        transitionPayouts(
+          tx,
+          [
+            {
+              kind: 'submitted',
+              payout: payoutSnapshot(payout),
+              set: { status: 'submitted', txHash: `0x${'ab'.repeat(32)}` },
+            },
+          ],
+          'raise',
+        ),
       );
     };
     await payoutFollower(f, { fork: racingFork(relayerRecords) }).tick();

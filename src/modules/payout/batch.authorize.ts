@@ -81,8 +81,10 @@ export async function authorizeBatch(
             payout: payoutSnapshot(i),
             set: { status: 'authorized' as const, signature, authorizedAt: now },
           })),
+          'report',
         );
-        if (moved.size !== items.length) throw new Stale();
+        // An item changed meanwhile: the whole batch is read again by the next attempt.
+        if (moved.stale.length > 0) throw new Stale();
         await requestRelay(tx, {
           kind: 'batch',
           subjectId: submissionSubject(batch.id, 1),

@@ -1,10 +1,13 @@
+import { type Pass, untilApplied } from '../../db/fresh-reads.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { RelayRequest } from '../../relay/relay.entity.ts';
 import type { RelayHandler } from '../../relay/types.ts';
 import { Payout } from './payout.entity.ts';
+import { payoutReads } from './payout.reads.ts';
 import { noteOf, RETRYABLE, revertReason } from './payout.revert.ts';
-import { payoutSnapshot, transitionPayouts } from './payout.transition.ts';
+import { applyChanges } from './payout.settle.ts';
+import { payoutSnapshot } from './payout.transition.ts';
 
 /**
  * Batch submissions as the transaction submitter sees them (src/relay/types.ts). Each submission of a
@@ -20,8 +23,12 @@ const open = (items: readonly Payout[]) =>
   items.filter((i) => i.executedBlock == null && (i.status === 'authorized' || i.status === 'submitted'));
 
 export function batchRelayHandler(deps: { fork: () => EntityManager; logger: Logger }): RelayHandler {
-  const items = (em: EntityManager, request: RelayRequest) =>
-    em.find(Payout, { batchId: batchOf(request) }, { orderBy: { batchIndex: 'asc' } });
+  const items = (em: EntityManager, request: RelayRequest, pass?: Pass) =>
+    em.find(
+      Payout,
+      { batchId: batchOf(request) },
+      { orderBy: { batchIndex: 'asc' }, ...(pass ? payoutReads(pass) : {}) },
+    );
 
   return {
     async check(request) {
@@ -37,24 +44,30 @@ export function batchRelayHandler(deps: { fork: () => EntityManager; logger: Log
         : { action: 'abandon', reason: noteOf(reason, revert.message) };
     },
 
+    // Both decide again from a fresh read when an item changed meanwhile (the follower recording its
+    // execution): the item may no longer be open, and then there is nothing to record.
     async onBroadcast(tx, request, txHash) {
-      const waiting = open(await items(tx, request)).filter((i) => i.txHash !== txHash);
-      await transitionPayouts(
-        tx,
-        waiting.map((i) => ({
-          kind: 'submitted' as const,
-          payout: payoutSnapshot(i),
-          set: { status: 'submitted' as const, txHash },
-        })),
-      );
+      await untilApplied('batch broadcast', async (pass) => {
+        const waiting = open(await items(tx, request, pass)).filter((i) => i.txHash !== txHash);
+        return applyChanges(
+          tx,
+          waiting.map((i) => ({
+            kind: 'submitted' as const,
+            payout: payoutSnapshot(i),
+            set: { status: 'submitted' as const, txHash },
+          })),
+        );
+      });
     },
 
     async onAbandon(tx, request, reason) {
-      await transitionPayouts(
-        tx,
-        open(await items(tx, request))
-          .filter((i) => !i.relayNote)
-          .map((i) => ({ kind: 'noted' as const, payout: payoutSnapshot(i), set: { relayNote: reason } })),
+      await untilApplied('batch relay abandoned', async (pass) =>
+        applyChanges(
+          tx,
+          open(await items(tx, request, pass))
+            .filter((i) => !i.relayNote)
+            .map((i) => ({ kind: 'noted' as const, payout: payoutSnapshot(i), set: { relayNote: reason } })),
+        ),
       );
     },
   };

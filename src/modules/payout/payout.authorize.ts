@@ -51,9 +51,18 @@ export async function authorizePayout(
       );
     }
     const applied = await em.transactional(async (tx) => {
-      const done = await transitionPayouts(tx, [
-        { kind: 'authorized', payout: snapshot, set: { status: 'authorized', signature, authorizedAt: now } },
-      ]);
+      // A payout changed meanwhile is read again by the next attempt.
+      const { applied: done } = await transitionPayouts(
+        tx,
+        [
+          {
+            kind: 'authorized',
+            payout: snapshot,
+            set: { status: 'authorized', signature, authorizedAt: now },
+          },
+        ],
+        'report',
+      );
       if (done.has(payout.id)) {
         await requestRelay(tx, {
           kind: 'payout',

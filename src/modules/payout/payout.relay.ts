@@ -1,11 +1,14 @@
+import { type Pass, untilApplied } from '../../db/fresh-reads.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { RelayRequest } from '../../relay/relay.entity.ts';
 import type { RelayHandler } from '../../relay/types.ts';
 import type { PayoutChains } from './payout.chain.ts';
 import { Payout } from './payout.entity.ts';
+import { payoutReads } from './payout.reads.ts';
 import { noteOf, RETRYABLE, revertReason } from './payout.revert.ts';
-import { payoutSnapshot, transitionPayouts } from './payout.transition.ts';
+import { applyChanges } from './payout.settle.ts';
+import { payoutSnapshot } from './payout.transition.ts';
 
 /**
  * Single payouts as the transaction submitter sees them (src/relay/types.ts). The submitter gets the
@@ -19,7 +22,8 @@ export function payoutRelayHandler(deps: {
   fork: () => EntityManager;
   logger: Logger;
 }): RelayHandler {
-  const load = (em: EntityManager, request: RelayRequest) => em.findOne(Payout, { id: request.subjectId });
+  const load = (em: EntityManager, request: RelayRequest, pass?: Pass) =>
+    em.findOne(Payout, { id: request.subjectId }, pass ? payoutReads(pass) : {});
 
   return {
     async check(request) {
@@ -44,21 +48,27 @@ export function payoutRelayHandler(deps: {
         : { action: 'abandon', reason: noteOf(reason, revert.message) };
     },
 
+    // Both decide again from a fresh read when the payout changed meanwhile (the follower recording
+    // its execution): it may then have nothing left to record.
     async onBroadcast(tx, request, txHash) {
-      const payout = await load(tx, request);
-      if (!payout || payout.executedBlock != null || payout.txHash === txHash) return;
-      if (payout.status !== 'authorized' && payout.status !== 'submitted') return;
-      await transitionPayouts(tx, [
-        { kind: 'submitted', payout: payoutSnapshot(payout), set: { status: 'submitted', txHash } },
-      ]);
+      await untilApplied('payout broadcast', async (pass) => {
+        const payout = await load(tx, request, pass);
+        if (!payout || payout.executedBlock != null || payout.txHash === txHash) return [];
+        if (payout.status !== 'authorized' && payout.status !== 'submitted') return [];
+        return applyChanges(tx, [
+          { kind: 'submitted', payout: payoutSnapshot(payout), set: { status: 'submitted', txHash } },
+        ]);
+      });
     },
 
     async onAbandon(tx, request, reason) {
-      const payout = await load(tx, request);
-      if (!payout || (payout.status !== 'authorized' && payout.status !== 'submitted')) return;
-      await transitionPayouts(tx, [
-        { kind: 'noted', payout: payoutSnapshot(payout), set: { relayNote: reason } },
-      ]);
+      await untilApplied('payout relay abandoned', async (pass) => {
+        const payout = await load(tx, request, pass);
+        if (!payout || (payout.status !== 'authorized' && payout.status !== 'submitted')) return [];
+        return applyChanges(tx, [
+          { kind: 'noted', payout: payoutSnapshot(payout), set: { relayNote: reason } },
+        ]);
+      });
     },
   };
 }

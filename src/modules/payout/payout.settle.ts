@@ -2,7 +2,7 @@ import { AbiCoder, getAddress } from 'ethers';
 import type { EvmLog } from '../../chains/evm/index.ts';
 import { confirmationsFor, type NetworkConfig } from '../../chains/networks.ts';
 import type { BlockHeader } from '../../chains/types.ts';
-import { type NotApplied, notApplied, type Pass, untilApplied } from '../../db/fresh-reads.ts';
+import { type NotApplied, type Pass, untilApplied } from '../../db/fresh-reads.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { reviveRelay } from '../../relay/request.ts';
@@ -130,8 +130,8 @@ export function executionChange(
 
 /** Applies a pass's changes; returns the ids whose change lost its version race. */
 export async function applyChanges(tx: EntityManager, changes: readonly PayoutChange[]): Promise<NotApplied> {
-  const applied = await transitionPayouts(tx, changes);
-  return notApplied(changes, applied, (c) => c.payout.id);
+  const { stale } = await transitionPayouts(tx, changes, 'report');
+  return stale.map((c) => c.payout.id);
 }
 
 /** Blocks an execution of `amount` waits for: the amount tiers (D14); on `tron` the solidified block. */

@@ -1,3 +1,11 @@
+import {
+  checkMove,
+  col,
+  defineAggregate,
+  type FieldsOf,
+  type OnStale,
+  type TransitionResult,
+} from '../../db/aggregate.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { publish, topic } from '../../db/pubsub.ts';
 import { enqueueWebhooks, type WebhookEvent } from '../webhook/outbox.ts';
@@ -60,30 +68,19 @@ export interface PayoutSnapshot {
   txHash: string | null;
 }
 
-/** The columns a change may write. */
-export interface PayoutFields {
-  status: PayoutStatus;
-  failureReason: FailureReason | null;
-  signature: string | null;
-  txHash: string | null;
-  executedBlock: number | null;
-  executedBlockHash: string | null;
-  relayNote: string | null;
-  authorizedAt: Date | null;
-  settledAt: Date | null;
-}
-
-const COLUMNS: Record<keyof PayoutFields, { column: string; type: string }> = {
-  status: { column: 'status', type: 'text' },
-  failureReason: { column: 'failure_reason', type: 'text' },
-  signature: { column: 'signature', type: 'text' },
-  txHash: { column: 'tx_hash', type: 'text' },
-  executedBlock: { column: 'executed_block', type: 'bigint' },
-  executedBlockHash: { column: 'executed_block_hash', type: 'text' },
-  relayNote: { column: 'relay_note', type: 'text' },
-  authorizedAt: { column: 'authorized_at', type: 'timestamptz' },
-  settledAt: { column: 'settled_at', type: 'timestamptz' },
+/** The columns a change may write, and (derived from them) the fields of a change. */
+const COLUMNS = {
+  status: col.text<PayoutStatus>('status'),
+  failureReason: col.text<FailureReason | null>('failure_reason'),
+  signature: col.text('signature'),
+  txHash: col.text('tx_hash'),
+  executedBlock: col.bigint('executed_block'),
+  executedBlockHash: col.text('executed_block_hash'),
+  relayNote: col.text('relay_note'),
+  authorizedAt: col.timestamptz('authorized_at'),
+  settledAt: col.timestamptz('settled_at'),
 };
+export type PayoutFields = FieldsOf<typeof COLUMNS>;
 
 export interface PayoutChange {
   kind: PayoutTransition;
@@ -91,75 +88,49 @@ export interface PayoutChange {
   set: Partial<PayoutFields>;
 }
 
+const payouts = defineAggregate<PayoutChange, typeof COLUMNS>({
+  table: 'payouts',
+  columns: COLUMNS,
+  subject: (change) => change.payout,
+  set: (change) => change.set,
+  check(change) {
+    const to = change.set.status ?? change.payout.status;
+    checkMove(PAYOUT_TRANSITIONS, change.kind, `payout ${change.payout.id}`, change.payout.status, to);
+    if (to === 'failed' && !change.set.failureReason)
+      throw new Error(`payout ${change.payout.id}: failing needs a failure_reason`);
+  },
+  async announce(em, done) {
+    await enqueueWebhooks(
+      em,
+      done.flatMap((change) => {
+        const event = (PAYOUT_TRANSITIONS[change.kind] as { event?: WebhookName }).event;
+        return event ? [webhookOf(change, event)] : [];
+      }),
+    );
+    await publish(
+      em,
+      payoutChanged,
+      done.map((c) => ({
+        id: c.payout.id,
+        merchantId: c.payout.merchantId,
+        batchId: c.payout.batchId ?? '',
+      })),
+    );
+  },
+});
+
 /**
  * Applies changes in the caller's transaction: one UPDATE per distinct set of columns, however many
- * payouts (a batch settles up to 100 items at once). Returns the ids whose change was applied.
+ * payouts (a batch settles up to 100 items at once). A change computed from a stale version is raised
+ * (`onStale: 'raise'`, rolling the caller's transaction back) or reported back (`'report'`) for the
+ * caller to retry from a fresh read; it is never silently dropped (src/db/aggregate.ts).
  */
-export async function transitionPayouts(
+export function transitionPayouts(
   em: EntityManager,
   changes: readonly PayoutChange[],
-): Promise<Set<string>> {
-  const applied = new Set<string>();
-  if (changes.length === 0) return applied;
-  for (const change of changes) check(change);
-  const groups = new Map<string, PayoutChange[]>();
-  for (const change of changes) {
-    const key = Object.keys(change.set).sort().join(',');
-    groups.set(key, [...(groups.get(key) ?? []), change]);
-  }
-  for (const group of groups.values()) {
-    const fields = Object.keys(group[0]!.set) as (keyof PayoutFields)[];
-    const rows = group.map((c) => ({ id: c.payout.id, version: c.payout.version, ...jsonFields(c.set) }));
-    const sets = fields.map((f) => `${COLUMNS[f].column} = v.${COLUMNS[f].column}, `).join('');
-    const selects = fields.map((f) => `, v."${f}"::${COLUMNS[f].type} as ${COLUMNS[f].column}`).join('');
-    const types = fields.map((f) => `, "${f}" text`).join('');
-    const updated = await em.execute<{ id: string }[]>(
-      `update payouts p set ${sets}version = p.version + 1, updated_at = now()
-         from (select v.id, v.version${selects}
-                 from jsonb_to_recordset(?::jsonb) as v(id text, version int${types})) v
-        where p.id = v.id and p.version = v.version
-        returning p.id`,
-      [JSON.stringify(rows)],
-    );
-    for (const row of updated) applied.add(row.id);
-  }
-  const done = changes.filter((c) => applied.has(c.payout.id));
-  await enqueueWebhooks(
-    em,
-    done.flatMap((change) => {
-      const event = (PAYOUT_TRANSITIONS[change.kind] as { event?: WebhookName }).event;
-      return event ? [webhookOf(change, event)] : [];
-    }),
-  );
-  await publish(
-    em,
-    payoutChanged,
-    done.map((c) => ({ id: c.payout.id, merchantId: c.payout.merchantId, batchId: c.payout.batchId ?? '' })),
-  );
-  return applied;
-}
-
-function check(change: PayoutChange): void {
-  const rule = PAYOUT_TRANSITIONS[change.kind];
-  const to = change.set.status ?? change.payout.status;
-  const allowed =
-    (rule.from as readonly string[]).includes(change.payout.status) &&
-    (rule.to as readonly string[]).includes(to);
-  if (!allowed)
-    throw new Error(
-      `payout ${change.payout.id}: ${change.kind} cannot move ${change.payout.status} to ${to}`,
-    );
-  if (to === 'failed' && !change.set.failureReason)
-    throw new Error(`payout ${change.payout.id}: failing needs a failure_reason`);
-}
-
-/** Values as JSON for jsonb_to_recordset: dates as ISO strings, absent as null. */
-function jsonFields(set: Partial<PayoutFields>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(set)) {
-    out[key] = value instanceof Date ? value.toISOString() : value === undefined ? null : value;
-  }
-  return out;
+  onStale: OnStale,
+): Promise<TransitionResult<PayoutChange>> {
+  return payouts.apply(em, changes, onStale);
 }
 
 /** The payout.* webhook of a settled payout (section 6.5). */

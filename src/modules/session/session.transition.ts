@@ -1,3 +1,4 @@
+import { checkMove, col, defineAggregate, type FieldsOf } from '../../db/aggregate.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { publish, topic } from '../../db/pubsub.ts';
 import { enqueueWebhooks, type WebhookEvent } from '../webhook/outbox.ts';
@@ -54,50 +55,29 @@ export interface SessionSnapshot {
   orderRef: string;
 }
 
-/** The columns a change may write. */
-export interface SessionFields {
-  step: Step;
-  status: OrderStatus;
-  network: string | null;
-  token: string | null;
-  amount: string | null;
-  wallet: string | null;
-  payee: string | null;
-  deadline: number | null;
-  approvalTxHash: string | null;
-  reportedTxHash: string | null;
-  reportedAt: Date | null;
-  paymentId: number | null;
-  view: SessionView | null;
-  failureReason: string | null;
-  settledAt: Date | null;
-  language: string;
-  hostedTokenHash: string | null;
-  returnUrl: string | null;
-  hostedExpiresAt: Date | null;
-}
-
-const COLUMNS: Record<keyof SessionFields, { column: string; type: string }> = {
-  step: { column: 'step', type: 'text' },
-  status: { column: 'status', type: 'text' },
-  network: { column: 'network', type: 'text' },
-  token: { column: 'token', type: 'text' },
-  amount: { column: 'amount', type: 'text' },
-  wallet: { column: 'wallet', type: 'text' },
-  payee: { column: 'payee', type: 'text' },
-  deadline: { column: 'deadline', type: 'bigint' },
-  approvalTxHash: { column: 'approval_tx_hash', type: 'text' },
-  reportedTxHash: { column: 'reported_tx_hash', type: 'text' },
-  reportedAt: { column: 'reported_at', type: 'timestamptz' },
-  paymentId: { column: 'payment_id', type: 'bigint' },
-  view: { column: 'view', type: 'jsonb' },
-  failureReason: { column: 'failure_reason', type: 'text' },
-  settledAt: { column: 'settled_at', type: 'timestamptz' },
-  language: { column: 'language', type: 'text' },
-  hostedTokenHash: { column: 'hosted_token_hash', type: 'text' },
-  returnUrl: { column: 'return_url', type: 'text' },
-  hostedExpiresAt: { column: 'hosted_expires_at', type: 'timestamptz' },
+/** The columns a change may write, and (derived from them) the fields of a change. */
+const COLUMNS = {
+  step: col.text<Step>('step'),
+  status: col.text<OrderStatus>('status'),
+  network: col.text('network'),
+  token: col.text('token'),
+  amount: col.text('amount'),
+  wallet: col.text('wallet'),
+  payee: col.text('payee'),
+  deadline: col.bigint('deadline'),
+  approvalTxHash: col.text('approval_tx_hash'),
+  reportedTxHash: col.text('reported_tx_hash'),
+  reportedAt: col.timestamptz('reported_at'),
+  paymentId: col.bigint('payment_id'),
+  view: col.jsonb<SessionView | null>('view'),
+  failureReason: col.text('failure_reason'),
+  settledAt: col.timestamptz('settled_at'),
+  language: col.text<string>('language'),
+  hostedTokenHash: col.text('hosted_token_hash'),
+  returnUrl: col.text('return_url'),
+  hostedExpiresAt: col.timestamptz('hosted_expires_at'),
 };
+export type SessionFields = FieldsOf<typeof COLUMNS>;
 
 export interface SessionChange {
   kind: SessionTransition;
@@ -107,75 +87,45 @@ export interface SessionChange {
   txHash?: string | null;
 }
 
+const sessions = defineAggregate<SessionChange, typeof COLUMNS>({
+  table: 'sessions',
+  columns: COLUMNS,
+  subject: (change) => change.session,
+  set: (change) => change.set,
+  check(change) {
+    const status = change.set.status ?? change.session.status;
+    const step = change.set.step ?? change.session.step;
+    const what = `session ${change.session.id}`;
+    checkMove(SESSION_TRANSITIONS, change.kind, what, change.session.status, status);
+    if (STEP_STATUS[step] !== status)
+      throw new Error(`${what}: step ${step} does not go with status ${status}`);
+  },
+  async announce(em, done) {
+    await enqueueWebhooks(
+      em,
+      done.flatMap((change) => {
+        const event = (SESSION_TRANSITIONS[change.kind] as { event?: WebhookName }).event;
+        return event ? [webhookOf(change, event)] : [];
+      }),
+    );
+    await publish(
+      em,
+      sessionChanged,
+      done.map((c) => ({ id: c.session.id, merchantId: c.session.merchantId })),
+    );
+  },
+});
+
 /**
  * Applies changes in the caller's transaction: one UPDATE per distinct set of columns, however many
- * sessions. Returns the ids whose change was applied (a stale version applies nothing).
+ * sessions. Returns the ids whose change was applied; a change from a stale version applies nothing and
+ * the caller retries it from a fresh read (src/db/fresh-reads.ts) or answers its client.
  */
 export async function transitionSessions(
   em: EntityManager,
   changes: readonly SessionChange[],
 ): Promise<Set<string>> {
-  for (const change of changes) check(change);
-  const applied = new Set<string>();
-  const groups = new Map<string, SessionChange[]>();
-  for (const change of changes) {
-    const key = Object.keys(change.set).sort().join(',');
-    groups.set(key, [...(groups.get(key) ?? []), change]);
-  }
-  for (const group of groups.values()) {
-    const fields = Object.keys(group[0]!.set) as (keyof SessionFields)[];
-    const rows = group.map((c) => ({ id: c.session.id, version: c.session.version, ...jsonFields(c.set) }));
-    const setSql = fields.map((f) => `${COLUMNS[f].column} = v.${COLUMNS[f].column}`).join(', ');
-    const typesSql = fields.map((f) => `"${f}" ${COLUMNS[f].type === 'jsonb' ? 'jsonb' : 'text'}`).join(', ');
-    const selectSql = fields.map((f) => `v."${f}"::${COLUMNS[f].type} as ${COLUMNS[f].column}`).join(', ');
-    const updated = await em.execute<{ id: string }[]>(
-      `update sessions s set ${setSql}${fields.length ? ', ' : ''}version = s.version + 1, updated_at = now()
-         from (select v.id, v.version${fields.length ? ', ' : ''}${selectSql}
-                 from jsonb_to_recordset(?::jsonb) as v(id text, version int${fields.length ? ', ' : ''}${typesSql})) v
-        where s.id = v.id and s.version = v.version
-        returning s.id`,
-      [JSON.stringify(rows)],
-    );
-    for (const row of updated) applied.add(row.id);
-  }
-  const done = changes.filter((c) => applied.has(c.session.id));
-  await enqueueWebhooks(
-    em,
-    done.flatMap((change) => {
-      const event = (SESSION_TRANSITIONS[change.kind] as { event?: WebhookName }).event;
-      return event ? [webhookOf(change, event)] : [];
-    }),
-  );
-  await publish(
-    em,
-    sessionChanged,
-    done.map((c) => ({ id: c.session.id, merchantId: c.session.merchantId })),
-  );
-  return applied;
-}
-
-function check(change: SessionChange): void {
-  const rule = SESSION_TRANSITIONS[change.kind];
-  const status = change.set.status ?? change.session.status;
-  const step = change.set.step ?? change.session.step;
-  const allowed =
-    (rule.from as readonly string[]).includes(change.session.status) &&
-    (rule.to as readonly string[]).includes(status) &&
-    STEP_STATUS[step] === status;
-  if (!allowed) {
-    throw new Error(
-      `session ${change.session.id}: ${change.kind} cannot move ${change.session.status}/${change.session.step} to ${status}/${step}`,
-    );
-  }
-}
-
-/** Values as JSON for jsonb_to_recordset: dates as ISO strings, views as JSON text. */
-function jsonFields(set: Partial<SessionFields>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(set)) {
-    out[key] = value instanceof Date ? value.toISOString() : value === undefined ? null : value;
-  }
-  return out;
+  return new Set((await sessions.apply(em, changes, 'report')).applied);
 }
 
 /** The payment.* webhook of a settled session (section 6.5). */

@@ -1,0 +1,143 @@
+import { ChangesNotApplied } from './fresh-reads.ts';
+import type { EntityManager } from './orm.ts';
+
+/**
+ * One transition engine for every aggregate that changes by table (sessions, payouts): a change names
+ * its kind, the snapshot it was decided from (id and version) and the columns it sets. `apply` checks
+ * each change against the aggregate's transition table, writes all of them with one UPDATE per distinct
+ * set of columns (a batch of 100 items settles in one statement), each row guarded by the version its
+ * change was computed from, and lets the aggregate announce what was applied (webhook outbox rows,
+ * change notifications) in the same transaction.
+ *
+ * A change computed from a stale version writes nothing. That result cannot be ignored: every caller
+ * says what it does with it (`onStale`), either `raise` (the caller's transaction rolls back and its work
+ * is retried as a whole) or `report` (the caller gets the stale changes back and retries them from a
+ * fresh read, src/db/fresh-reads.ts, or answers its client).
+ */
+
+type SqlType = 'text' | 'bigint' | 'int' | 'timestamptz' | 'jsonb';
+
+/** A column a change may write, with the TypeScript type of its value. */
+export interface Column<T> {
+  column: string;
+  type: SqlType;
+  /** Phantom: the value's type (never set). */
+  readonly value?: T;
+}
+
+/** Column declarations by field name. */
+export const col = {
+  text: <T extends string | null = string | null>(column: string): Column<T> => ({ column, type: 'text' }),
+  bigint: <T extends number | null = number | null>(column: string): Column<T> => ({
+    column,
+    type: 'bigint',
+  }),
+  timestamptz: (column: string): Column<Date | null> => ({ column, type: 'timestamptz' }),
+  jsonb: <T>(column: string): Column<T> => ({ column, type: 'jsonb' }),
+};
+
+/** The fields a change may set, derived from the column map. */
+export type FieldsOf<M extends Record<string, Column<unknown>>> = {
+  [K in keyof M]: M[K] extends Column<infer T> ? T : never;
+};
+
+/** A transition table: what each kind of change may leave and reach, and the event it announces. */
+export type TransitionTable<Status extends string, Event extends string> = Record<
+  string,
+  { from: readonly Status[]; to: readonly Status[]; event?: Event }
+>;
+
+export interface AggregateSpec<Change, M extends Record<string, Column<unknown>>> {
+  /** The table (its rows have `id`, `version`, `updated_at`). */
+  table: string;
+  columns: M;
+  /** The row a change is for and the version it was computed from. */
+  subject(change: Change): { id: string; version: number };
+  /** The columns a change sets. */
+  set(change: Change): Partial<FieldsOf<M>>;
+  /** Throws when the change breaks the transition table (a bug, never a race). */
+  check(change: Change): void;
+  /** What applied changes announce, in the same transaction (outbox rows, notifications). */
+  announce(em: EntityManager, applied: readonly Change[]): Promise<void>;
+}
+
+/** What `apply` did: the ids written, and (with `onStale: 'report'`) the changes that were not. */
+export interface TransitionResult<Change> {
+  applied: ReadonlySet<string>;
+  stale: readonly Change[];
+}
+
+export type OnStale = 'raise' | 'report';
+
+export interface Aggregate<Change> {
+  /** Applies `changes` in `em`'s transaction; see the module comment for `onStale`. */
+  apply(em: EntityManager, changes: readonly Change[], onStale: OnStale): Promise<TransitionResult<Change>>;
+}
+
+export function defineAggregate<Change, M extends Record<string, Column<unknown>>>(
+  spec: AggregateSpec<Change, M>,
+): Aggregate<Change> {
+  const { table, columns } = spec;
+  return {
+    async apply(em, changes, onStale) {
+      for (const change of changes) spec.check(change);
+      const applied = new Set<string>();
+      const groups = new Map<string, Change[]>();
+      for (const change of changes) {
+        const key = Object.keys(spec.set(change)).sort().join(',');
+        groups.set(key, [...(groups.get(key) ?? []), change]);
+      }
+      for (const group of groups.values()) {
+        const fields = Object.keys(spec.set(group[0]!)) as (keyof M & string)[];
+        const rows = group.map((c) => ({ ...spec.subject(c), ...jsonFields(spec.set(c)) }));
+        const sets = fields.map((f) => `${columns[f]!.column} = v.${columns[f]!.column}, `).join('');
+        const selects = fields
+          .map((f) => `, v."${f}"::${columns[f]!.type} as ${columns[f]!.column}`)
+          .join('');
+        const types = fields
+          .map((f) => `, "${f}" ${columns[f]!.type === 'jsonb' ? 'jsonb' : 'text'}`)
+          .join('');
+        const updated = await em.execute<{ id: string }[]>(
+          `update ${table} t set ${sets}version = t.version + 1, updated_at = now()
+             from (select v.id, v.version${selects}
+                     from jsonb_to_recordset(?::jsonb) as v(id text, version int${types})) v
+            where t.id = v.id and t.version = v.version
+            returning t.id`,
+          [JSON.stringify(rows)],
+        );
+        for (const row of updated) applied.add(row.id);
+      }
+      const done = changes.filter((c) => applied.has(spec.subject(c).id));
+      const stale = changes.filter((c) => !applied.has(spec.subject(c).id));
+      if (stale.length > 0 && onStale === 'raise')
+        throw new ChangesNotApplied(
+          `${table} transition`,
+          stale.map((c) => spec.subject(c).id),
+        );
+      await spec.announce(em, done);
+      return { applied, stale };
+    },
+  };
+}
+
+/** Checks a change's move against a transition table; throws naming the subject when it is not allowed. */
+export function checkMove<Status extends string>(
+  table: TransitionTable<Status, string>,
+  kind: string,
+  what: string,
+  from: Status,
+  to: Status,
+): void {
+  const rule = table[kind];
+  if (!rule || !rule.from.includes(from) || !rule.to.includes(to))
+    throw new Error(`${what}: ${kind} cannot move ${from} to ${to}`);
+}
+
+/** Values as JSON for jsonb_to_recordset: dates as ISO strings, absent as null. */
+function jsonFields(set: object): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(set)) {
+    out[key] = value instanceof Date ? value.toISOString() : value === undefined ? null : value;
+  }
+  return out;
+}
