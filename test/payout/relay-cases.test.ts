@@ -110,38 +110,47 @@ it('unjams a nonce the node refuses: the call is signed again with fees of now, 
   mining = false;
   // The next block's base fee far above the latest block's: the relayer signs with fees the node refuses.
   await f.provider.send('anvil_setNextBlockBaseFeePerGas', [`0x${(1_000n * 10n ** 9n).toString(16)}`]);
-  const order = await authorized('5');
-  await until(
-    () =>
-      f.t.app
-        .fork()
-        .execute<{ last_error: string | null }[]>(
-          'select last_error from relay_requests where subject_id = ?',
-          [order.id],
-        ),
-    (rows) => /base fee/.test(rows[0]?.last_error ?? ''),
-    20_000,
-  );
-  const [refused] = await relayTxs(order.id);
-  expect(refused).toMatchObject({ status: 'signed', kind: 'call' });
-  // A block at that base fee: the fees of now show it, while the stored bytes stay refused.
-  await f.provider.send('anvil_mine', ['0x1']);
-  mining = true;
-  const done = await until(() => status(order.id), settled, 40_000);
-  expect(done.status).toBe('completed');
-  const txs = await relayTxs(order.id);
-  expect(new Set(txs.map((t) => t.nonce)).size).toBe(1);
-  const mined = txs.filter((t) => t.status === 'mined');
-  expect(mined).toHaveLength(1);
-  expect(mined[0]).toMatchObject({ kind: 'call', hash: done.tx_hash });
-  expect(BigInt(mined[0]!.max_fee)).toBeGreaterThan(BigInt(refused!.max_fee));
-  expect(error.mock.calls.some(([m]) => String(m).includes('refuses a relay transaction'))).toBe(true);
-  error.mockRestore();
-  expect(await f.balance('USDT', order.recipient)).toBe(5_000_000n);
-  // The base fee as it was, for the cases after this one.
-  await f.provider.send('anvil_setNextBlockBaseFeePerGas', [`0x${baseFee.toString(16)}`]);
-  await f.provider.send('anvil_mine', ['0x1']);
-}, 60_000);
+  try {
+    const order = await authorized('5');
+    await until(
+      () =>
+        f.t.app
+          .fork()
+          .execute<{ last_error: string | null }[]>(
+            'select last_error from relay_requests where subject_id = ?',
+            [order.id],
+          ),
+      (rows) => /base fee/.test(rows[0]?.last_error ?? ''),
+      20_000,
+    );
+    const [refused] = await relayTxs(order.id);
+    expect(refused).toMatchObject({ status: 'signed', kind: 'call' });
+    // A block at that base fee: the fees of now show it, while the stored bytes stay refused.
+    await f.provider.send('anvil_mine', ['0x1']);
+    mining = true;
+    const done = await until(() => status(order.id), settled, 40_000);
+    expect(done.status).toBe('completed');
+    // The payouts stream can settle the order before the relay watcher records its transaction mined.
+    const txs = await until(
+      () => relayTxs(order.id),
+      (rows) => rows.some((t) => t.status === 'mined'),
+      20_000,
+    );
+    expect(new Set(txs.map((t) => t.nonce)).size).toBe(1);
+    const mined = txs.filter((t) => t.status === 'mined');
+    expect(mined).toHaveLength(1);
+    expect(mined[0]).toMatchObject({ kind: 'call', hash: done.tx_hash });
+    expect(BigInt(mined[0]!.max_fee)).toBeGreaterThan(BigInt(refused!.max_fee));
+    expect(error.mock.calls.some(([m]) => String(m).includes('refuses a relay transaction'))).toBe(true);
+    error.mockRestore();
+    expect(await f.balance('USDT', order.recipient)).toBe(5_000_000n);
+  } finally {
+    // The base fee as it was, for the cases after this one, whatever happened above.
+    mining = true;
+    await f.provider.send('anvil_setNextBlockBaseFeePerGas', [`0x${baseFee.toString(16)}`]);
+    await f.provider.send('anvil_mine', ['0x1']);
+  }
+}, 90_000);
 
 it('recovers when a transaction sent from the hot wallet outside the service takes a relay’s nonce', async () => {
   mining = false;
