@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { AppError, unavailable, validation } from '../../errors.ts';
 
 /**
@@ -22,53 +23,60 @@ export const systemResolver: Resolver = async (hostname) =>
     family: a.family === 6 ? 6 : 4,
   }));
 
-/** Address ranges a webhook may never reach in production, by the name used in error messages. */
-const RANGES: [name: string, cidrs: string[]][] = [
-  ['unspecified', ['0.0.0.0/8', '::/128']],
-  ['loopback', ['127.0.0.0/8', '::1/128']],
-  ['private', ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7']],
-  ['link-local', ['169.254.0.0/16', 'fe80::/10']],
-  ['carrier-grade NAT', ['100.64.0.0/10']],
-  // Cloud metadata endpoints (169.254.169.254, fd00:ec2::254, 100.100.100.200) sit in the ranges above;
-  // these are the rest of the special-purpose space that is never a public receiver.
-  [
-    'reserved',
-    ['192.0.0.0/24', '192.0.2.0/24', '198.18.0.0/15', '198.51.100.0/24', '203.0.113.0/24', '240.0.0.0/4'],
-  ],
-  ['multicast', ['224.0.0.0/4', 'ff00::/8']],
-  ['reserved', ['100::/64', '2001:db8::/32', '::/96']],
-];
+/**
+ * What a non-public range is called in error messages, by ipaddr.js's `range()` name. Only `unicast`
+ * (ipaddr.js's name for an address in no special range) is public; any special range it knows and
+ * this table does not name is refused as `reserved` (documentation, benchmarking, AS112, ORCHID, …).
+ */
+const KIND: Record<string, string> = {
+  unspecified: 'unspecified',
+  loopback: 'loopback',
+  private: 'private',
+  uniqueLocal: 'private',
+  linkLocal: 'link-local',
+  carrierGradeNat: 'carrier-grade NAT',
+  multicast: 'multicast',
+  broadcast: 'reserved',
+  reserved: 'reserved',
+  deprecatedSiteLocal: 'site-local',
+  teredo: 'Teredo',
+  rfc6145: 'IPv4-translated',
+};
 
-const LISTS = RANGES.map(([name, cidrs]) => {
-  const list = new BlockList();
-  for (const cidr of cidrs) {
-    const [net = '', bits] = cidr.split('/');
-    list.addSubnet(net, Number(bits), isIP(net) === 6 ? 'ipv6' : 'ipv4');
-  }
-  return [name, list] as const;
-});
+// NAT64 local-use prefix (RFC 8215): a private translator, unlike the well-known 64:ff9b::/96 (both
+// are ipaddr.js's `rfc6052`).
+const NAT64_LOCAL = ipaddr.parseCIDR('64:ff9b:1::/48') as [ipaddr.IPv6, number];
+// IPv4-compatible IPv6 (deprecated by RFC 4291), which ipaddr.js leaves as `unicast`: never a receiver.
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96') as [ipaddr.IPv6, number];
 
-/** IPv6 forms that carry an IPv4 address (mapped, NAT64, 6to4) are judged by that address. */
-function embeddedIpv4(address: string): string | undefined {
-  const lower = address.toLowerCase();
-  const dotted = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower)?.[1];
-  if (dotted) return dotted;
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  const sixToFour = /^2002:([0-9a-f]{1,4}):([0-9a-f]{1,4}):/.exec(lower);
-  const parts = hex ?? sixToFour;
-  if (!parts) return undefined;
-  const hi = Number.parseInt(parts[1] ?? '0', 16);
-  const lo = Number.parseInt(parts[2] ?? '0', 16);
-  return [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
+const WELL_KNOWN_NAT64 = ipaddr.parseCIDR('64:ff9b::/96') as [ipaddr.IPv6, number];
+
+/**
+ * The IPv4 address an IPv6 one carries where a connection to it reaches that IPv4 host: IPv4-mapped
+ * (::ffff:0:0/96), the well-known NAT64 prefix (64:ff9b::/96) and 6to4 (2002::/16).
+ */
+function embeddedIpv4(ip: ipaddr.IPv6): ipaddr.IPv4 | undefined {
+  const p = ip.parts;
+  const v4 = (hi: number, lo: number) => new ipaddr.IPv4([hi >> 8, hi & 255, lo >> 8, lo & 255]);
+  if (ip.isIPv4MappedAddress()) return ip.toIPv4Address();
+  if (ip.match(WELL_KNOWN_NAT64)) return v4(p[6]!, p[7]!);
+  if (ip.range() === '6to4') return v4(p[1]!, p[2]!);
+  return undefined;
 }
 
 /** The kind of non-public address (`loopback`, `private`, …), or undefined for a public one. */
 export function nonPublicKind(address: string): string | undefined {
-  const v4 = embeddedIpv4(address);
-  const ip = v4 ?? address;
-  const family = isIP(ip);
-  if (!family) return 'invalid';
-  for (const [name, list] of LISTS) if (list.check(ip, family === 6 ? 'ipv6' : 'ipv4')) return name;
+  if (!isIP(address)) return 'invalid';
+  const parsed = ipaddr.parse(address);
+  let ip: ipaddr.IPv4 | ipaddr.IPv6 = parsed;
+  if (parsed.kind() === 'ipv6') {
+    const v6 = parsed as ipaddr.IPv6;
+    if (v6.match(NAT64_LOCAL)) return 'NAT64 local-use';
+    ip = embeddedIpv4(v6) ?? v6;
+  }
+  const range = ip.range();
+  if (range !== 'unicast') return KIND[range] ?? 'reserved';
+  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).match(IPV4_COMPATIBLE)) return 'reserved';
   return undefined;
 }
 
