@@ -137,13 +137,17 @@ export async function main(argv = process.argv.slice(2)) {
       const em = worker.em.fork();
       const session = await em.findOneOrFail(Session, { id: l.session });
       await em.transactional((tx) =>
-        transitionSessions(tx, [
-          {
-            kind: 'failed',
-            session: entitySnapshot(session),
-            set: { status: 'failed', step: 'failed', failureReason: 'expired', settledAt: new Date() },
-          },
-        ]),
+        transitionSessions(
+          tx,
+          [
+            {
+              kind: 'failed',
+              session: entitySnapshot(session),
+              set: { status: 'failed', step: 'failed', failureReason: 'expired', settledAt: new Date() },
+            },
+          ],
+          'raise',
+        ),
       );
       settledAt.set(l.session, performance.now());
       await sleep(SPACING_MS);

@@ -289,13 +289,17 @@ describe('push from another process', () => {
       const session = await em.findOneOrFail(Session, { id: a.session });
       const started = Date.now();
       await em.transactional((tx) =>
-        transitionSessions(tx, [
-          {
-            kind: 'failed',
-            session: entitySnapshot(session),
-            set: { status: 'failed', step: 'failed', failureReason: 'expired', settledAt: new Date() },
-          },
-        ]),
+        transitionSessions(
+          tx,
+          [
+            {
+              kind: 'failed',
+              session: entitySnapshot(session),
+              set: { status: 'failed', step: 'failed', failureReason: 'expired', settledAt: new Date() },
+            },
+          ],
+          'raise',
+        ),
       );
       await until(() => seen.length >= 1);
       expect(Date.now() - started).toBeLessThan(1000);

@@ -1,6 +1,7 @@
 import { hexlify, keccak256, MaxUint256, randomBytes, toUtf8Bytes, type Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contractAt } from '../../src/chains/contracts.ts';
+import type { EntityManager } from '../../src/db/orm.ts';
 import { PAYMENT_ROUTER } from '../../src/modules/session/session.chain.ts';
 import {
   ethWallet,
@@ -73,6 +74,33 @@ async function pay(call: { to: string; data: string }, wallet = payer): Promise<
   return tx.hash.toLowerCase();
 }
 
+/**
+ * Reports a payment the node saw and then lost (sent with automine off, reported while pending, then
+ * dropped from the pool): a transaction that will never be mined.
+ */
+async function reportDropped(session: string, call: { to: string; data: string }): Promise<string> {
+  await f.provider.send('evm_setAutomine', [false]);
+  try {
+    const nonce = Number(
+      BigInt(await f.provider.send('eth_getTransactionCount', [payer.address, 'pending'])),
+    );
+    const sent = await payer.sendTransaction({ to: call.to, data: call.data, nonce, gasLimit: 200_000n });
+    await step(session, 'signature_submitted', sent.hash);
+    await f.provider.send('anvil_dropTransaction', [sent.hash]);
+    return sent.hash.toLowerCase();
+  } finally {
+    await f.provider.send('evm_setAutomine', [true]);
+  }
+}
+
+/** Moves the chain's clock past the session's router deadline and mines a block there. */
+async function passRouterDeadline(session: string): Promise<void> {
+  const row = await sessionRow(f, session);
+  const { timestamp } = (await f.provider.getBlock('latest'))!;
+  await f.provider.send('evm_increaseTime', [row.deadline! - timestamp + 1]);
+  await mine(f, 1);
+}
+
 /** The session's own router call with some arguments replaced. */
 function alter(
   call: { to: string; data: string },
@@ -125,6 +153,17 @@ describe('matching (D5)', () => {
     await mine(f, 3);
     await followerOf(f).pass();
     expect((await status(session)).status).toBe('completed');
+  });
+
+  it('the reported-hash fallback claims only a payment made from the wallet the session connected', async () => {
+    const other = await fundedPayer('100');
+    const { session, call } = await readyToPay('2');
+    const tx = await pay(alter(call, { orderRef: keccak256(toUtf8Bytes('paid by someone else')) }), other);
+    await step(session, 'signature_submitted', tx);
+    await mine(f, 3);
+    await followerOf(f).pass();
+    expect((await status(session)).status).toBe('processing');
+    expect((await sessionRow(f, session)).payment).toBeNull();
   });
 
   it('ignores another token, another recipient and a smaller amount; accepts an overpayment', async () => {
@@ -296,6 +335,45 @@ describe('crash safety', () => {
     }
   });
 
+  it('a player report committed between the follower’s read and its claim does not lose the claim', async () => {
+    const { session, call } = await readyToPay('1');
+    const tx = await pay(call);
+    // The player reports the payment while the block's transaction decides its claim: the report
+    // commits first and moves the session's version under the follower's guarded write, every time.
+    let raced = false;
+    const intercept = (em: EntityManager): EntityManager =>
+      new Proxy(em, {
+        get(target, prop) {
+          if (prop === 'execute')
+            return async (sql: string, ...rest: unknown[]) => {
+              if (!raced && /^\s*update sessions t set/.test(sql)) {
+                raced = true;
+                await step(session, 'signature_submitted', tx);
+              }
+              return (target.execute as (...a: unknown[]) => unknown)(sql, ...rest);
+            };
+          const value = Reflect.get(target, prop, target);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+    // The block's own transaction must claim what it records (no after-tick catch-up here).
+    const racing = followerOf(f, {
+      wrap: (consumer) => ({
+        stream: consumer.stream,
+        filter: consumer.filter,
+        startBlock: consumer.startBlock,
+        handle: (em, event) => consumer.handle(intercept(em), event),
+      }),
+    });
+    await racing.pass();
+    expect(raced).toBe(true);
+    expect((await sessionRow(f, session)).payment?.txHash).toBe(tx);
+    await mine(f, 3);
+    await followerOf(f).pass();
+    expect(await status(session)).toMatchObject({ status: 'completed' });
+    expect(await webhooksOf(f, session)).toMatchObject([{ event: 'payment.completed', tx_hash: tx }]);
+  });
+
   it('two passes racing over the same due payments settle each session once', async () => {
     const ready = [];
     for (let i = 0; i < 5; i++) ready.push(await readyToPay('1'));
@@ -315,26 +393,51 @@ describe('crash safety', () => {
     }
     expect((await followerOf(f).pass()).payments).toBe(5);
     await mine(f, 3);
-    const [a, b] = await Promise.all([followerOf(f).pass(), followerOf(f).pass()]);
-    // Both passes may see a session completed; the webhooks tell how often it was settled.
-    const settled = new Set([...a.completed, ...b.completed].filter((id) => sessions.includes(id)));
+    // Two leaders at once (split brain): the one whose cursor moved under it is refused and rolls back.
+    const passes = await Promise.allSettled([followerOf(f).pass(), followerOf(f).pass()]);
+    const completed: string[] = [];
+    for (const p of passes) {
+      if (p.status === 'rejected') expect(String(p.reason)).toMatch(/cursor moved/);
+      else completed.push(...p.value.completed);
+    }
+    expect(passes.some((p) => p.status === 'fulfilled')).toBe(true);
+    // The webhooks tell how often each session was settled.
+    const settled = new Set(completed.filter((id) => sessions.includes(id)));
     expect([...settled].sort()).toEqual([...sessions].sort());
     for (const session of sessions) expect(await webhooksOf(f, session)).toHaveLength(1);
   });
 });
 
 describe('expiry and timeouts (D5)', () => {
-  it('a reported transaction never mined within 30 minutes settles failed', async () => {
-    const { session } = await readyToPay('1');
-    await step(session, 'signature_submitted', hexlify(randomBytes(32)));
+  it('a reported transaction never mined settles failed not_mined only once the router deadline passed on chain', async () => {
+    const { session, call } = await readyToPay('1');
+    await reportDropped(session, call);
+    const late = followerOf(f, { now: () => new Date(Date.now() + 31 * MINUTE) });
     await followerOf(f, { now: () => new Date(Date.now() + 29 * MINUTE) }).pass();
     expect((await status(session)).status).toBe('processing');
-    await followerOf(f, { now: () => new Date(Date.now() + 31 * MINUTE) }).pass();
+    // Past the mining timeout by the wall clock, but the router still accepts the payment: open.
+    await late.pass();
+    expect((await status(session)).status).toBe('processing');
+    await passRouterDeadline(session);
+    await late.pass();
     expect(await status(session)).toMatchObject({ step: 'failed', status: 'failed' });
     expect((await sessionRow(f, session)).failureReason).toBe('not_mined');
     const [hook] = await webhooksOf(f, session);
     expect(hook).toMatchObject({ event: 'payment.failed', status: 'failed' });
     expect(hook).not.toHaveProperty('tx_hash');
+  });
+
+  it('a session whose reported transaction was dropped is paid by the payment sent again before the deadline', async () => {
+    const { session, call } = await readyToPay('1');
+    await reportDropped(session, call);
+    const late = followerOf(f, { now: () => new Date(Date.now() + 31 * MINUTE) });
+    await late.pass();
+    expect((await status(session)).status).toBe('processing');
+    const tx = await pay(call);
+    await mine(f, 3);
+    await late.pass();
+    expect(await status(session)).toMatchObject({ step: 'completed', status: 'completed' });
+    expect(await webhooksOf(f, session)).toMatchObject([{ event: 'payment.completed', tx_hash: tx }]);
   });
 
   it('a pending session expires only once both the wall clock and the chain passed its deadline', async () => {

@@ -107,7 +107,7 @@ describe('change_wallet (rule 1)', () => {
     const payment = await step(s.session, 'approval_submitted', approveTx);
     expect(payment.step).toBe('awaiting_payment');
     await expectError(await send(s.session, 'change_wallet'), 400, 'invalid_action');
-    await step(s.session, 'signature_submitted', hexlify(randomBytes(32)));
+    await step(s.session, 'signature_submitted', await sendWalletAction(player, payment.wallet_action));
     await expectError(await send(s.session, 'change_wallet'), 400, 'invalid_action');
   });
 });
@@ -297,13 +297,31 @@ describe('a reverted payment', () => {
   });
 });
 
+describe('signature_submitted at awaiting_payment', () => {
+  it('refuses a hash the node does not know with 503 unavailable and stays at awaiting_payment', async () => {
+    const player = await walletWith('5');
+    const s = await init({ network: 'eth', token: 'USDC', amount: '1' });
+    const approval = await step(s.session, 'wallet_connected', player.address);
+    await step(s.session, 'approval_submitted', await sendWalletAction(player, approval.wallet_action));
+    const unknown = hexlify(randomBytes(32));
+    const refused = await send(s.session, 'signature_submitted', unknown);
+    await expectError(refused, 503, 'unavailable');
+    expect(refused.body.error.message).toContain('not known to the network');
+    expect((await f.call('/v1/cashier/status', { session: s.session })).body.step).toBe('awaiting_payment');
+  });
+});
+
 describe('signature_submitted at processing', () => {
   it('is an idempotent repeat with the same hash and invalid_action with another', async () => {
     const player = await walletWith('5');
     const s = await init({ network: 'eth', token: 'USDC', amount: '1' });
     const approval = await step(s.session, 'wallet_connected', player.address);
-    await step(s.session, 'approval_submitted', await sendWalletAction(player, approval.wallet_action));
-    const hash = hexlify(randomBytes(32));
+    const payment = await step(
+      s.session,
+      'approval_submitted',
+      await sendWalletAction(player, approval.wallet_action),
+    );
+    const hash = await sendWalletAction(player, payment.wallet_action);
     expect((await step(s.session, 'signature_submitted', hash)).step).toBe('processing');
     expect((await step(s.session, 'signature_submitted', hash)).step).toBe('processing');
     await expectError(

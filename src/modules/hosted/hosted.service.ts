@@ -95,19 +95,23 @@ export class HostedService {
       const expiresAt = new Date(
         this.deps.sessions.clock().getTime() + this.deps.config.hppLinkTtlMinutes * 60_000,
       );
-      const applied = await em.transactional((tx) =>
-        transitionSessions(tx, [
-          {
-            kind: 'hosted_link',
-            session: entitySnapshot(session),
-            set: {
-              hostedTokenHash: hash,
-              returnUrl: returnUrl || null,
-              language: normaliseLanguage(input.language),
-              hostedExpiresAt: expiresAt,
+      const { applied } = await em.transactional((tx) =>
+        transitionSessions(
+          tx,
+          [
+            {
+              kind: 'hosted_link',
+              session: entitySnapshot(session),
+              set: {
+                hostedTokenHash: hash,
+                returnUrl: returnUrl || null,
+                language: normaliseLanguage(input.language),
+                hostedExpiresAt: expiresAt,
+              },
             },
-          },
-        ]),
+          ],
+          'report',
+        ),
       );
       if (applied.has(session.id)) {
         return { session: session.id, token, url: hostedUrl(this.baseUrl(), token), expiresAt };

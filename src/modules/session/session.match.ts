@@ -1,4 +1,5 @@
 import type { EvmLog } from '../../chains/evm/index.ts';
+import { untilApplied } from '../../db/fresh-reads.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { parseUnits } from '../../money.ts';
@@ -10,7 +11,8 @@ import { type SessionChange, transitionSessions } from './session.transition.ts'
 /**
  * From router `Payment` logs to ledger rows, and from unclaimed ledger rows to the sessions they pay
  * (D5). A payment pays the session whose `order_ref` it carries; failing that, the session that
- * reported its transaction first, but only when no session at all carries its `order_ref`. The
+ * reported its transaction first, but only when no session at all carries its `order_ref` and the
+ * payment came from the wallet the session connected (a reported hash alone proves nothing). The
  * payment must match the session's token, pinned payee and amount. The claim itself is the unique
  * `sessions.payment_id`: the database, not this code, makes one transfer pay one session.
  */
@@ -71,20 +73,40 @@ const CANDIDATES = `
      where not exists (select 1 from sessions c where c.payment_id = p.id)
     union all
     select 'reported', p.id, p.token, p.recipient, p.amount_raw::text, p.tx_hash, p.block_number, p.log_index, ${SNAPSHOT_COLUMNS}
-      from open s join payments p on p.tx_hash = s.reported_tx_hash and p.network = s.network
+      from open s join payments p on p.tx_hash = s.reported_tx_hash and p.network = s.network and p.payer = s.wallet
      where not exists (select 1 from sessions c where c.payment_id = p.id)
        and not exists (select 1 from sessions r where r.order_ref = p.order_ref)
   ) c
   order by c.rule, c.reported_at nulls last, c.id, c.block_number, c.log_index`;
 
-/** Claims every unclaimed payment that pays an open session; returns the sessions now paid. */
+/**
+ * Claims every unclaimed payment that pays an open session; returns the sessions now paid. A session a
+ * player action moved in between is matched again from a fresh read with the open sessions locked.
+ */
 export async function claimPayments(
   tx: EntityManager,
   network: SessionNetwork,
   logger: Pick<Logger, 'debug'>,
 ): Promise<string[]> {
-  const rows = await tx.execute<Candidate[]>(CANDIDATES, [network.id]);
-  if (rows.length === 0) return [];
+  const paid: string[] = [];
+  await untilApplied(`payments claimed on ${network.id}`, async ({ fresh }) => {
+    if (fresh) {
+      await tx.execute(
+        `select id from sessions where network = ? and status in ('pending', 'processing') and payment_id is null
+           order by id for update`,
+        [network.id],
+      );
+    }
+    const changes = matches(network, await tx.execute<Candidate[]>(CANDIDATES, [network.id]), logger);
+    const { applied, stale } = await transitionSessions(tx, changes, 'report');
+    paid.push(...applied);
+    return stale.map((c) => c.session.id);
+  });
+  return paid;
+}
+
+/** One claim per session and per payment, in the candidates' order of precedence. */
+function matches(network: SessionNetwork, rows: readonly Candidate[], logger: Pick<Logger, 'debug'>) {
   const sessionsDone = new Set<string>();
   const paymentsDone = new Set<string>();
   const changes: SessionChange[] = [];
@@ -104,8 +126,7 @@ export async function claimPayments(
       set: { status: 'processing', step: 'processing', paymentId: Number(row.payment_id) },
     });
   }
-  const applied = await transitionSessions(tx, changes);
-  return [...applied];
+  return changes;
 }
 
 /** Why a ledger row does not pay this session (D5), or null when it does. */

@@ -175,8 +175,8 @@ export class SessionService implements StepDeps {
       const session = await this.get(em.fork(), merchantId, input.session);
       const plan = await planAction(this, em, session, input.action, input.value ?? '');
       if (!plan) return this.render(em, merchantId, session);
-      const applied = await em.transactional((tx) =>
-        transitionSessions(tx, [{ kind: 'step', session: entitySnapshot(session), set: plan }]),
+      const { applied } = await em.transactional((tx) =>
+        transitionSessions(tx, [{ kind: 'step', session: entitySnapshot(session), set: plan }], 'report'),
       );
       if (applied.has(session.id)) return this.render(em, merchantId, { ...session, ...plan });
       if (attempt >= STEP_ATTEMPTS) throw unavailable('the session is changing too fast; retry shortly');

@@ -1,5 +1,6 @@
 import { confirmationsFor } from '../../chains/networks.ts';
 import type { BlockHeader } from '../../chains/types.ts';
+import { untilApplied } from '../../db/fresh-reads.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { formatUnits } from '../../money.ts';
@@ -24,31 +25,40 @@ interface PaidRow extends SnapshotRow {
 const PAID = `select ${SNAPSHOT_COLUMNS}, p.block_number, p.amount_raw::text as amount_raw, p.tx_hash
   from sessions s join payments p on p.id = s.payment_id`;
 
-/** processing → completed for every payment at its tier's depth (larger amounts wait longer, D5). */
+/**
+ * processing → completed for every payment at its tier's depth (larger amounts wait longer, D5). A
+ * session a player action moved in between is decided again from a fresh, locked read (rule 20).
+ */
 export async function completeDue(
   tx: EntityManager,
   network: SessionNetwork,
   head: BlockHeader,
 ): Promise<string[]> {
   const shallowest = Math.min(...network.confirmations.map((t) => t.blocks));
-  const rows = await tx.execute<PaidRow[]>(
-    `${PAID} where s.network = ? and s.status = 'processing' and p.block_number <= ?`,
-    [network.id, head.number - Math.max(shallowest, 1) + 1],
-  );
-  const now = new Date();
-  const changes: SessionChange[] = [];
-  for (const row of rows) {
-    const decimals = network.tokens.find((t) => t.symbol === row.token)?.decimals ?? 0;
-    const paid = formatUnits(BigInt(row.amount_raw), decimals);
-    if (head.number - Number(row.block_number) + 1 < confirmationsFor(network, paid)) continue;
-    changes.push({
-      kind: 'completed',
-      session: snapshotOf(row),
-      set: { status: 'completed', step: 'completed', settledAt: now },
-      txHash: row.tx_hash,
-    });
-  }
-  return [...(await transitionSessions(tx, changes))];
+  const completed: string[] = [];
+  await untilApplied(`sessions completing on ${network.id}`, async ({ fresh }) => {
+    const rows = await tx.execute<PaidRow[]>(
+      `${PAID} where s.network = ? and s.status = 'processing' and p.block_number <= ?${fresh ? ' for update of s' : ''}`,
+      [network.id, head.number - Math.max(shallowest, 1) + 1],
+    );
+    const now = new Date();
+    const changes: SessionChange[] = [];
+    for (const row of rows) {
+      const decimals = network.tokens.find((t) => t.symbol === row.token)?.decimals ?? 0;
+      const paid = formatUnits(BigInt(row.amount_raw), decimals);
+      if (head.number - Number(row.block_number) + 1 < confirmationsFor(network, paid)) continue;
+      changes.push({
+        kind: 'completed',
+        session: snapshotOf(row),
+        set: { status: 'completed', step: 'completed', settledAt: now },
+        txHash: row.tx_hash,
+      });
+    }
+    const { applied, stale } = await transitionSessions(tx, changes, 'report');
+    completed.push(...applied);
+    return stale.map((c) => c.session.id);
+  });
+  return completed;
 }
 
 /**
@@ -93,7 +103,8 @@ export async function releasePayments(
       block: Number(row.block_number),
     });
   }
-  const applied = await transitionSessions(tx, changes);
+  // The rows are locked: no change can lose its version race, and one that did would roll back.
+  const { applied } = await transitionSessions(tx, changes, 'raise');
   await forgetPaymentsAbove(tx, network.id, ancestor);
   return [...applied];
 }

@@ -228,6 +228,10 @@ const ACTIONS: Record<Action, Handler> = {
       throw new AppError('invalid_action', 'a payment transaction was already reported for this session');
     }
     await checkReportedPayment(c.em, s, hash);
+    // A hash the node does not know (pending or mined) is a typo or not broadcast yet: nothing to
+    // watch. Right after a broadcast a node may not show it for a moment, so the player retries.
+    if (!(await c.deps.chains.client(c.network()).getTransaction(hash)))
+      throw new AppError('unavailable', `transaction ${hash} is not known to the network yet; retry shortly`);
     c.draft.reportedTxHash = hash;
     c.draft.reportedAt = c.deps.clock();
     return 'processing';

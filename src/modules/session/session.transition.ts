@@ -1,4 +1,11 @@
-import { checkMove, col, defineAggregate, type FieldsOf } from '../../db/aggregate.ts';
+import {
+  checkMove,
+  col,
+  defineAggregate,
+  type FieldsOf,
+  type OnStale,
+  type TransitionResult,
+} from '../../db/aggregate.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { publish, topic } from '../../db/pubsub.ts';
 import { enqueueWebhooks, type WebhookEvent } from '../webhook/outbox.ts';
@@ -118,14 +125,16 @@ const sessions = defineAggregate<SessionChange, typeof COLUMNS>({
 
 /**
  * Applies changes in the caller's transaction: one UPDATE per distinct set of columns, however many
- * sessions. Returns the ids whose change was applied; a change from a stale version applies nothing and
- * the caller retries it from a fresh read (src/db/fresh-reads.ts) or answers its client.
+ * sessions. A change from a stale version applies nothing; the caller says what that means
+ * (`onStale`): `raise` rolls its transaction back, `report` hands the stale changes back to be decided
+ * again from a fresh read (src/db/fresh-reads.ts) or answered to the client.
  */
-export async function transitionSessions(
+export function transitionSessions(
   em: EntityManager,
   changes: readonly SessionChange[],
-): Promise<Set<string>> {
-  return new Set((await sessions.apply(em, changes, 'report')).applied);
+  onStale: OnStale,
+): Promise<TransitionResult<SessionChange>> {
+  return sessions.apply(em, changes, onStale);
 }
 
 /** The payment.* webhook of a settled session (section 6.5). */

@@ -10,8 +10,8 @@ import { type SessionChange, transitionSessions } from './session.transition.ts'
 
 /**
  * The session work of a follower tick that needs the chain or the clock, run after the tick's block
- * transactions (never inside one): reported transactions that reverted, were never mined or mined
- * without paying, and D5 expiry. The receipts of all reported transactions are read in parallel; the
+ * transactions (never inside one): reported transactions that reverted, were never mined (by the
+ * router deadline) or mined without paying, and D5 expiry. The receipts of all reported transactions are read in parallel; the
  * settlements are written in one short transaction.
  */
 
@@ -62,7 +62,10 @@ export async function watchSessions(
     changes.push({ kind: 'failed', session: s, set: failed('failed', reason, now) });
   }
   if (changes.length === 0) return [];
-  return [...(await ctx.transaction((tx: EntityManager) => transitionSessions(tx, changes)))];
+  // A session a player action or the stream moved since the read above is left as it now is: this
+  // watch reads every open session again at the next tick, whatever the cursor, and decides again.
+  const { applied } = await ctx.transaction((tx: EntityManager) => transitionSessions(tx, changes, 'report'));
+  return [...applied];
 }
 
 /** A reported transaction's fate: reverted, never mined, mined without paying, or undecided (null). */
@@ -75,8 +78,13 @@ function reportOutcome(
   timeoutMs: number,
 ): SessionChange | 'mined_without_payment' | null {
   if (!receipt) {
+    // Not mined: failed only once the router can no longer accept this session's payment by the
+    // chain's own clock at the cursor (a dropped transaction may be sent again until then, and that
+    // payment must find its session open).
     const overdue = s.reportedAt && now.getTime() - s.reportedAt.getTime() >= timeoutMs;
-    return overdue ? { kind: 'failed', session: s, set: failed('failed', 'not_mined', now) } : null;
+    return overdue && pastRouterDeadline(s, ctx)
+      ? { kind: 'failed', session: s, set: failed('failed', 'not_mined', now) }
+      : null;
   }
   // Its logs are not all in the ledger until the follower has passed its block.
   if (receipt.blockNumber > ctx.cursor.number) return null;
@@ -100,6 +108,11 @@ function expired(s: FollowedSession, ctx: TickContext, now: Date, minedWithoutPa
   if (s.expiresAt > now) return false;
   if (s.status === 'processing' && !minedWithoutPayment.has(s.id)) return false;
   if (!s.network) return true;
+  return pastRouterDeadline(s, ctx);
+}
+
+/** The last processed block is past the router deadline: no payment for the session can still be found. */
+function pastRouterDeadline(s: FollowedSession, ctx: TickContext): boolean {
   const deadline = s.deadline ?? Math.floor(s.expiresAt.getTime() / 1000);
   return ctx.cursor.timestamp > deadline;
 }
