@@ -49,6 +49,8 @@ export interface DeployDevOptions {
   sweepers?: string[];
   /** The USDT-like tokens' `transfer` returns `false`, as USDT on Tron does (the dev Tron chain). */
   tronQuirks?: boolean;
+  /** The chain's CREATE2 prefix, given to the ForwarderFactory (`0xff`; `0x41` on a real TVM). */
+  create2Prefix?: '0xff' | '0x41';
 }
 
 /** Comfortably above a first mint to a fresh account on either test token (about 70k). */
@@ -95,6 +97,7 @@ export async function deployDevContracts(signer: Signer, opts: DeployDevOptions)
   const factory = await deployContract(signer, 'ForwarderFactory', [
     await signer.getAddress(),
     opts.feeWallet,
+    opts.create2Prefix ?? '0xff',
   ]);
   for (const t of opts.tokens) {
     if (t.depositFee === undefined) continue;

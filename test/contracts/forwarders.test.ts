@@ -13,6 +13,7 @@ import {
 } from 'ethers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { contractAt, deployContract } from '../../src/chains/contracts.ts';
+import { forwarderAddress } from '../../src/modules/deposit/deposit.address.ts';
 import { balanceOf, expectCustomError, freshAddress, fundedWallet, mined, testChain } from './helpers.ts';
 
 let provider: JsonRpcProvider;
@@ -33,6 +34,7 @@ beforeAll(async () => {
   ({ contract: factory, address: factoryAddress } = await deployContract(service, 'ForwarderFactory', [
     service.address,
     feeWallet,
+    '0xff',
   ]));
   implementation = (await factory.getFunction('implementation')()) as string;
   ({ contract: usdc, address: usdcAddress } = await deployContract(service, 'TestToken', [
@@ -67,6 +69,50 @@ const predict = (wallet: string, key: string) =>
   factory.getFunction('predict')(wallet, key) as Promise<string>;
 const sweep = (wallet: string, key: string, token: string, from: Wallet = service) =>
   mined((factory.connect(from) as Contract).getFunction('sweep')(wallet, key, token));
+
+describe('ForwarderFactory on the TVM (CREATE2 prefix 0x41)', () => {
+  it('refuses a prefix that is neither the EVM’s nor the TVM’s', async () => {
+    await expect(
+      deployContract(service, 'ForwarderFactory', [service.address, feeWallet, '0x00']),
+    ).rejects.toThrow(/UnknownCreate2Prefix|revert/);
+  });
+
+  it('predicts what the service’s TVM rule gives, and a sweep follows the clone the chain actually created', async () => {
+    const { contract: tvm, address: tvmAddress } = await deployContract(service, 'ForwarderFactory', [
+      service.address,
+      feeWallet,
+      '0x41',
+    ]);
+    expect(await tvm.getFunction('create2Prefix')()).toBe('0x41');
+    const site = {
+      prefix: '0x41' as const,
+      factory: tvmAddress,
+      implementation: (await tvm.getFunction('implementation')()) as string,
+    };
+    const wallet = freshAddress();
+    const key = id('merchant-1:player-1:tron');
+    // The service's TVM rule is pinned to a public mainnet vector (test/deposit/address-rule.test.ts);
+    // the contract's own prediction must now agree with it.
+    const predicted = (await tvm.getFunction('predict')(wallet, key)) as string;
+    expect(predicted).toBe(forwarderAddress(site, wallet, key));
+    // anvil hashes 0xff, so here the clone lands elsewhere: the sweep must use that address (the old
+    // factory called the predicted one, where nothing is deployed, and the sweep reverted).
+    const actual = forwarderAddress({ ...site, prefix: '0xff' }, wallet, key);
+    expect(actual).not.toBe(predicted);
+    await mined(usdc.getFunction('mint')(actual, 3_000_000n));
+    const receipt = await mined(
+      (tvm.connect(service) as Contract).getFunction('sweep')(wallet, key, usdcAddress),
+    );
+    const events = receipt.logs
+      .filter((l) => l.address === tvmAddress)
+      .map((l) => tvm.interface.parseLog(l)!);
+    expect(events.map((e) => e.name)).toEqual(['ForwarderDeployed', 'Swept']);
+    expect(events[0]!.args.forwarder).toBe(actual);
+    // This factory charges no fee: everything reaches the settlement wallet.
+    expect(await balanceOf(usdc, wallet)).toBe(3_000_000n);
+    expect(await balanceOf(usdc, actual)).toBe(0n);
+  });
+});
 
 describe('ForwarderFactory', () => {
   it('predicts the address a sweep deploys, before anything exists there', async () => {
@@ -200,7 +246,7 @@ describe('ForwarderFactory', () => {
     await mined(usdc.getFunction('mint')(address, 10n));
     const forwarder = contractAt('DepositForwarder', address, service);
     await expectCustomError(
-      forwarder.getFunction('sweep').staticCall(usdcAddress, 0n, service.address),
+      forwarder.getFunction('sweep').staticCall(usdcAddress, 10n, 0n, service.address),
       'OnlyFactory',
       ['DepositForwarder'],
     );
@@ -222,9 +268,9 @@ describe('ForwarderFactory', () => {
     await mined(usdt.contract.getFunction('addBlackList')(addrC));
     const receipt = await mined(
       factory.getFunction('sweepMany')([
-        [wallet, a, usdcAddress, 3n],
-        [wallet, c, usdt.address, 1n],
-        [wallet, b, usdt.address, 2n],
+        [wallet, a, usdcAddress, 3n, 5_000_000n, id('sweep-1')],
+        [wallet, c, usdt.address, 1n, 1_000n, id('sweep-1')],
+        [wallet, b, usdt.address, 2n, 1_000n, id('sweep-1')],
       ]),
     );
     const events = factoryEvents(receipt);
@@ -248,12 +294,63 @@ describe('ForwarderFactory', () => {
     expect(await balanceOf(usdt.contract, addrC)).toBe(1_000n);
   });
 
+  it('moves exactly the amount of each item: a deposit that arrived after the sweep was decided stays', async () => {
+    const wallet = freshAddress();
+    const key = id('exact-a');
+    const address = await predict(wallet, key);
+    const feesBefore = await balanceOf(usdc, feeWallet);
+    await mined(usdc.getFunction('mint')(address, 5_000_000n)); // one deposit, decided
+    await mined(usdc.getFunction('mint')(address, 7_000_000n)); // arrived meanwhile
+    await mined(
+      factory.getFunction('sweepMany')([[wallet, key, usdcAddress, 1n, 5_000_000n, id('exact-1')]]),
+    );
+    expect(await balanceOf(usdc, wallet)).toBe(4_000_000n);
+    expect(await balanceOf(usdc, address)).toBe(7_000_000n);
+    await mined(
+      factory.getFunction('sweepMany')([[wallet, key, usdcAddress, 1n, 7_000_000n, id('exact-2')]]),
+    );
+    expect(await balanceOf(usdc, wallet)).toBe(10_000_000n);
+    expect(await balanceOf(usdc, address)).toBe(0n);
+    expect((await balanceOf(usdc, feeWallet)) - feesBefore).toBe(2n * FEE);
+  });
+
+  it('settles an item once: the same sweep sent again moves nothing, also when new deposits are there', async () => {
+    const wallet = freshAddress();
+    const key = id('replay-a');
+    const address = await predict(wallet, key);
+    await mined(usdc.getFunction('mint')(address, 5_000_000n));
+    const item = [wallet, key, usdcAddress, 1n, 5_000_000n, id('replay-1')];
+    await mined(factory.getFunction('sweepMany')([item]));
+    await mined(usdc.getFunction('mint')(address, 5_000_000n));
+    const again = factoryEvents(await mined(factory.getFunction('sweepMany')([item])));
+    expect(again.map((e) => e.name)).toEqual(['SweepSkipped']);
+    expect(await balanceOf(usdc, wallet)).toBe(4_000_000n);
+    expect(await balanceOf(usdc, address)).toBe(5_000_000n);
+  });
+
+  it('fails an item decided for more than the forwarder holds, moving nothing of it', async () => {
+    const wallet = freshAddress();
+    const key = id('short-a');
+    const address = await predict(wallet, key);
+    await mined(usdc.getFunction('mint')(address, 2_000_000n));
+    const events = factoryEvents(
+      await mined(
+        factory.getFunction('sweepMany')([[wallet, key, usdcAddress, 1n, 3_000_000n, id('short-1')]]),
+      ),
+    );
+    const failed = events.find((e) => e.name === 'SweepFailed')!;
+    expect(
+      contractAt('DepositForwarder', address, provider).interface.parseError(failed.args.reason)?.name,
+    ).toBe('InsufficientBalance');
+    expect(await balanceOf(usdc, address)).toBe(2_000_000n);
+  });
+
   it('lets only the owner or a sweeper sweep many', async () => {
     const merchant = await fundedWallet(provider);
     await expectCustomError(
       (factory.connect(merchant) as Contract)
         .getFunction('sweepMany')
-        .staticCall([[merchant.address, id('x'), usdcAddress, 1n]]),
+        .staticCall([[merchant.address, id('x'), usdcAddress, 1n, 1n, id('sweep-x')]]),
       'NotAllowedToSweep',
       ['ForwarderFactory'],
     );

@@ -169,4 +169,62 @@ describe('the sweeper', () => {
     expect(usdt).toMatchObject({ network: 'eth', swept: '18', fees: '2', feeWallet: f.feeWallet });
     expect(BigInt(await f.balance('USDT', f.feeWallet))).toBe(units('USDT', '2'));
   });
+  it('a deposit arriving while a sweep is on its way stays for the next sweep; the fee wallet takes each credited fee', async () => {
+    const d = await f.address('sweep-mid');
+    const walletBefore = await f.balance('USDC', f.wallet);
+    const feesBefore = await f.balance('USDC', f.feeWallet);
+    // Blocks only when this test mines them, and no automine: the sweep's transaction waits in the pool.
+    clearInterval(miner);
+    await f.send('USDC', d, '4');
+    await f.provider.send('evm_setAutomine', [false]);
+    try {
+      // Blocks until the deposit is credited, then none: its sweep is decided and sent into the pool.
+      await until(
+        async () => {
+          await f.provider.send('anvil_mine', ['0x1']);
+          return depositsOf('sweep-mid');
+        },
+        (rows) => rows[0]?.status === 'credited',
+        40_000,
+      );
+      const relayed = await until(
+        async () => {
+          const rows = await f.t.app.fork().execute<{ hash: string }[]>(
+            `select t.hash from relay_transactions t join relay_requests r on r.id = t.request_id
+               join deposits x on x.sweep_id = r.subject_id where x.player_id = 'sweep-mid'`,
+          );
+          const pending = await Promise.all(rows.map((r) => f.provider.getTransaction(r.hash)));
+          return pending.some((t) => t && t.blockNumber === null) ? rows : [];
+        },
+        (rows) => rows.length > 0,
+        40_000,
+      );
+      // A second deposit lands in the sweep's own block, ahead of it (a higher tip).
+      const usdc = contractAt('TestToken', f.contracts.tokens.USDC!.address, f.player);
+      const nonce = Number(
+        BigInt(await f.provider.send('eth_getTransactionCount', [f.player.address, 'pending'])),
+      );
+      const late = await usdc.getFunction('transfer')(d, units('USDC', '6'), {
+        nonce,
+        maxPriorityFeePerGas: 50n * 10n ** 9n,
+        maxFeePerGas: 500n * 10n ** 9n,
+      });
+      await f.provider.send('anvil_mine', ['0x1']);
+      const [sweepReceipt, lateReceipt] = await Promise.all([
+        f.provider.getTransactionReceipt(relayed[0]!.hash),
+        f.provider.getTransactionReceipt(late.hash),
+      ]);
+      expect(lateReceipt!.blockNumber).toBe(sweepReceipt!.blockNumber);
+      expect(lateReceipt!.index).toBeLessThan(sweepReceipt!.index);
+    } finally {
+      await f.provider.send('evm_setAutomine', [true]);
+      miner = setInterval(() => void f.provider.send('anvil_mine', ['0x8']).catch(() => {}), 100);
+    }
+    const swept = (rows: Body[]) => rows.length === 2 && rows.every((x: Body) => x.swept_at !== null);
+    await until(() => depositsOf('sweep-mid'), swept, 40_000);
+    // Each deposit credited net of its fee reached the wallet; each fee reached the fee wallet.
+    expect((await f.balance('USDC', f.wallet)) - walletBefore).toBe(units('USDC', '9.5'));
+    expect((await f.balance('USDC', f.feeWallet)) - feesBefore).toBe(units('USDC', '0.5'));
+    expect(await f.balance('USDC', d)).toBe(0n);
+  });
 });

@@ -14,6 +14,8 @@ contract DepositForwarder {
     address public immutable FACTORY;
 
     error OnlyFactory();
+    /// @notice The sweep was decided for more than this address holds.
+    error InsufficientBalance(address token, uint256 balance, uint256 amount);
     /// @notice The token call succeeded but did not move exactly `value` out of this address.
     error TransferFailed(address token, address to, uint256 value);
 
@@ -30,19 +32,22 @@ contract DepositForwarder {
         }
     }
 
-    /// @notice Sends this address's whole `token` balance minus `fee` to the settlement wallet and `fee` to
-    ///         `feeWallet`. When the balance does not exceed the fee nothing moves.
-    /// @return amount Sent to the settlement wallet.
+    /// @notice Moves exactly `amount` of `token` out of this address: `amount - fee` to the settlement
+    ///         wallet and `fee` to `feeWallet`. Tokens beyond `amount` stay (deposits that arrived after the
+    ///         sweep was decided are the next sweep's); a balance below `amount` reverts. Moves nothing
+    ///         when `amount` does not exceed `fee`.
+    /// @return sent Sent to the settlement wallet.
     /// @return feeTaken Sent to `feeWallet`.
-    function sweep(address token, uint256 fee, address feeWallet)
+    function sweep(address token, uint256 amount, uint256 fee, address feeWallet)
         external
-        returns (uint256 amount, uint256 feeTaken)
+        returns (uint256 sent, uint256 feeTaken)
     {
         if (msg.sender != FACTORY) revert OnlyFactory();
         uint256 balance = IERC20(token).balanceOf(address(this));
-        if (balance <= fee) return (0, 0);
-        amount = balance - fee;
-        _send(token, settlementWallet(), amount);
+        if (balance < amount) revert InsufficientBalance(token, balance, amount);
+        if (amount <= fee) return (0, 0);
+        sent = amount - fee;
+        _send(token, settlementWallet(), sent);
         if (fee != 0) _send(token, feeWallet, fee);
         feeTaken = fee;
     }

@@ -4,8 +4,8 @@ import { AbiCoder, concat, getAddress, keccak256, toBeHex } from 'ethers';
  * Standing deposit addresses, computed by the service (D15): the CREATE2 address of the
  * ForwarderFactory's clone of (settlement wallet, player key), before anything is deployed. The rule
  * is the chain's: `keccak256(prefix ‖ deployer ‖ salt ‖ keccak256(initCode))[12:]` with `0xff` on EVM
- * chains and `0x41` on the TVM. (On Tron the factory's own `predict` runs OpenZeppelin's assembly,
- * which hashes `0xff`, and so names an address the TVM will never deploy to; it is not asked.)
+ * chains and `0x41` on the TVM. The factory is deployed with its chain's prefix, so its own `predict`
+ * agrees (test/contracts/forwarders.test.ts), and its sweeps follow the clone actually created.
  */
 
 export type Create2Prefix = '0xff' | '0x41';

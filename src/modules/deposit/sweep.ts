@@ -1,4 +1,4 @@
-import { Interface, id as topicOf } from 'ethers';
+import { Interface, keccak256, toUtf8Bytes, id as topicOf } from 'ethers';
 import { abi } from '../../chains/contracts.ts';
 import type { EvmLog } from '../../chains/evm/index.ts';
 import type { EntityManager } from '../../db/orm.ts';
@@ -13,8 +13,9 @@ import { Sweep, type SweepOutcome } from './deposit.entity.ts';
  * The sweeper: credited deposits move from their forwarders to the settlement wallets they are bound
  * to through `ForwarderFactory.sweepMany`, relayed by the shared transaction submitter (kind `sweep`).
  * A sweep carries up to {@link MAX_SWEEP_ITEMS} (forwarder, token) pairs whose credited, unswept
- * balance reached the token's minimum; each pays the factory's fee once per credited deposit it
- * carries. Outcomes come from the factory's `Swept` / `SweepFailed` events of the sweep's
+ * balance reached the token's minimum; each moves exactly what its deposits brought in and pays the
+ * factory's fee once per deposit, so a deposit arriving meanwhile stays for the next sweep, and the
+ * factory settles each item of a sweep once however often its transaction is sent. Outcomes come from the factory's `Swept` / `SweepFailed` events of the sweep's
  * transaction: final ones mark the deposits swept, a failed pair goes back to the pool for the next
  * sweep, and a sweep given up (its relay abandoned) puts all its deposits back. Nothing here touches
  * what was credited.
@@ -38,6 +39,8 @@ interface Candidate {
   token_address: string;
   deposits: number;
   credited: string;
+  /** What the deposits brought in (credited plus fees): exactly what the sweep moves. */
+  amount: string;
 }
 
 /**
@@ -59,7 +62,7 @@ export async function startSweep(
   const minimums = network.tokens.map((t) => ({ token: t.address, minimum: t.sweepMinimumRaw.toString() }));
   const candidates = await em.execute<Candidate[]>(
     `select d.address_id::text, a.address, a.wallet, a.player_key, d.token, d.token_address,
-            count(*)::int as deposits, sum(d.credited_raw)::text as credited
+            count(*)::int as deposits, sum(d.credited_raw)::text as credited, sum(d.amount_raw)::text as amount
        from deposits d
        join deposit_addresses a on a.id = d.address_id
        join jsonb_to_recordset(?::jsonb) as m(token text, minimum numeric) on m.token = d.token_address
@@ -85,7 +88,7 @@ export async function startSweep(
     ],
   );
   const data = factory.encodeFunctionData('sweepMany', [
-    candidates.map((c) => [c.wallet, c.player_key, c.token_address, c.deposits]),
+    candidates.map((c) => [c.wallet, c.player_key, c.token_address, c.deposits, c.amount, sweepKey(id)]),
   ]);
   em.create(Sweep, { id, network: network.id, items: candidates.length, status: 'queued' });
   await em.flush();
@@ -100,6 +103,9 @@ export async function startSweep(
   log.info('sweep queued', { sweep: id, forwarders: candidates.length, deposits: claimed.length });
   return id;
 }
+
+/** The sweep's id on chain: the factory settles each (id, forwarder, token) item once. */
+export const sweepKey = (id: string) => keccak256(toUtf8Bytes(id));
 
 /**
  * The factory's events of a chunk: a sweep whose transaction they belong to is `mined` with what each
@@ -192,8 +198,9 @@ export function sweepRelayHandler(deps: { fork: () => EntityManager; logger: Log
   };
   return {
     async check(request) {
+      // Mined is as good as done for the sender: a reorganisation that takes it away revives the relay.
       const sweep = await deps.fork().findOne(Sweep, { id: request.subjectId });
-      return !sweep || sweep.status === 'done' || sweep.status === 'failed' ? 'done' : 'send';
+      return !sweep || sweep.status !== 'queued' ? 'done' : 'send';
     },
     async onRevert(request, revert) {
       // sweepMany reverts only as a whole (a forwarder's own failure is an event): the relayer is not an
