@@ -1,4 +1,4 @@
-import { hexlify, keccak256, MaxUint256, randomBytes, toUtf8Bytes, type Wallet } from 'ethers';
+import { keccak256, MaxUint256, toUtf8Bytes, type Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contractAt } from '../../src/chains/contracts.ts';
 import type { EntityManager } from '../../src/db/orm.ts';

@@ -1,4 +1,4 @@
-import { Interface, keccak256, toUtf8Bytes, id as topicOf } from 'ethers';
+import { Interface, keccak256, id as topicOf, toUtf8Bytes } from 'ethers';
 import { abi } from '../../chains/contracts.ts';
 import type { EvmLog } from '../../chains/evm/index.ts';
 import type { EntityManager } from '../../db/orm.ts';
@@ -200,7 +200,7 @@ export function sweepRelayHandler(deps: { fork: () => EntityManager; logger: Log
     async check(request) {
       // Mined is as good as done for the sender: a reorganisation that takes it away revives the relay.
       const sweep = await deps.fork().findOne(Sweep, { id: request.subjectId });
-      return !sweep || sweep.status !== 'queued' ? 'done' : 'send';
+      return sweep?.status === 'queued' ? 'send' : 'done';
     },
     async onRevert(request, revert) {
       // sweepMany reverts only as a whole (a forwarder's own failure is an event): the relayer is not an
