@@ -7,6 +7,7 @@ import type { App } from '../app.ts';
 import { AppError } from '../errors.ts';
 import type { Actor, Context } from '../graphql/context.ts';
 import { isRequestError, toAppError, toGraphQLError, toRequestGraphQLError } from '../graphql/errors.ts';
+import { operationLimits } from '../graphql/limits.ts';
 import { findNul, graphqlTooDeep, NUL_MESSAGE, nestingMessage, valueTooDeep } from '../lib/validation.ts';
 import { GRAPHIQL_CSP, renderGraphiQL } from './graphiql.ts';
 
@@ -71,6 +72,13 @@ const limitDepth: Plugin<Context> = {
   },
 };
 
+/** Bounds what one operation may ask for (aliases, fields): src/graphql/limits.ts. */
+const limitCost: Plugin<Context> = {
+  onValidate({ addValidationRule }) {
+    addValidationRule(operationLimits());
+  },
+};
+
 /**
  * Validation errors bypass error masking; they get the same code as every other request error here
  * (yoga's `useHTTPValidationError` then leaves our code and status alone).
@@ -125,7 +133,7 @@ export function createGraphqlHandler(app: App) {
     renderGraphiQL,
     landingPage: false,
     logging: false,
-    plugins: [limitDepth, validationCode, refuseNul, httpAnswers],
+    plugins: [limitDepth, limitCost, validationCode, refuseNul, httpAnswers],
     maskedErrors: {
       maskError(error) {
         // The caller's mistake, found before execution: its own message and a 4xx, never logged.
