@@ -79,7 +79,10 @@ export const networkSchema = z
         bumpPercent: z.number().int().min(10).max(300).optional(),
         /** Ceiling of the fee per gas (gwei, decimal): bumping stops there and says so. Default none. */
         maxFeePerGasGwei: decimal.optional(),
-        /** Tron: the most a relay may burn, sun. Default 100 TRX. */
+        /**
+         * Tron: the most a relay may burn, sun. A relay's fee limit is its estimated energy priced with a
+         * margin, capped here. Default: the chain's `getMaxFeeLimit` (15 000 TRX on mainnet).
+         */
         feeLimitSun: z.number().int().positive().optional(),
       })
       .default({}),

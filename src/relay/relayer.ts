@@ -24,12 +24,12 @@ export interface RelayTuning {
   bumpPercent: bigint;
   /** Ceiling of the fee per gas (wei); undefined: none. */
   maxFeePerGas?: bigint;
-  feeLimitSun: number;
+  /** Tron: the operator's cap on a relay's fee limit (sun); undefined: the chain's `getMaxFeeLimit`. */
+  feeLimitSun?: number;
 }
 
 export const DEFAULT_REPLACE_AFTER_S = 60;
 export const DEFAULT_BUMP_PERCENT = 15;
-export const DEFAULT_FEE_LIMIT_SUN = 100_000_000;
 /** A retried request waits this long times 2^attempts, at most MAX_BACKOFF_MS. */
 const BASE_BACKOFF_MS = 2_000;
 const MAX_BACKOFF_MS = 60_000;
@@ -40,7 +40,7 @@ export function tuningOf(network: NetworkConfig): RelayTuning {
     replaceAfterMs: (r.replaceAfterSeconds ?? DEFAULT_REPLACE_AFTER_S) * 1000,
     bumpPercent: BigInt(r.bumpPercent ?? DEFAULT_BUMP_PERCENT),
     ...(r.maxFeePerGasGwei ? { maxFeePerGas: parseUnits(r.maxFeePerGasGwei, 9) } : {}),
-    feeLimitSun: r.feeLimitSun ?? DEFAULT_FEE_LIMIT_SUN,
+    ...(r.feeLimitSun ? { feeLimitSun: r.feeLimitSun } : {}),
   };
 }
 

@@ -2,8 +2,9 @@ import { LockMode } from '@mikro-orm/core';
 import { SigningKey } from 'ethers';
 import type { NetworkConfig } from '../chains/networks.ts';
 import { signedFromParts } from '../chains/tron/broadcast.ts';
-import { callConstant } from '../chains/tron/trc20.ts';
+import { energyPrices, estimateEnergy, feeLimitCap, feeLimitFor } from '../chains/tron/energy.ts';
 import { isAppError } from '../errors.ts';
+import { formatUnits } from '../money.ts';
 import { kickStale } from './evm-watch.ts';
 import { abandon, markDone, recordSent, retryLater } from './outcomes.ts';
 import { RelayRequest, RelayTransaction } from './relay.entity.ts';
@@ -50,20 +51,40 @@ export async function sendTron(relayer: Relayer, network: NetworkConfig, id: num
     );
   }
   const http = relayer.deps.clients.tronHttp(network);
-  try {
-    await callConstant(http, { contract: request.to, data: request.data, caller: wallet.address });
-  } catch (error) {
-    if (!isAppError(error) || error.code !== 'validation') throw error;
-    const decision = await handler.onRevert(request, { data: null, message: error.message, mined: false });
+  const refuse = async (message: string) => {
+    const decision = await handler.onRevert(request, { data: null, message, mined: false });
     return decision.action === 'abandon'
       ? abandon(relayer, id, decision.reason)
       : retryLater(relayer, id, decision.reason);
+  };
+  // The call run read-only first: a revert is decided here, and its energy prices the fee limit.
+  let energy: bigint;
+  try {
+    energy = await estimateEnergy(http, { contract: request.to, data: request.data, caller: wallet.address });
+  } catch (error) {
+    if (!isAppError(error) || error.code !== 'validation') throw error;
+    return refuse(error.message);
+  }
+  const prices = await energyPrices(http);
+  const cap = feeLimitCap(prices, tuningOf(network).feeLimitSun);
+  // Each earlier attempt that ran out of energy widens the margin.
+  const outOfEnergy = /OUT_OF_ENERGY/.test(request.lastError ?? '') ? request.attempts : 0;
+  const feeLimit = feeLimitFor(energy, prices, cap, outOfEnergy);
+  if (feeLimit === undefined) {
+    const message = `needs about ${energy} energy (${formatUnits(energy * prices.energyFee, 6)} TRX), above the fee limit cap of ${formatUnits(cap, 6)} TRX`;
+    relayer.deps.logger.error('a tron relay costs more than the fee limit cap allows', {
+      request: id,
+      network: network.id,
+      energy: energy.toString(),
+      cap: cap.toString(),
+    });
+    return refuse(message);
   }
   const built = await relayer.deps.clients.tronClient(network).buildTrigger({
     owner: wallet.address,
     contract: request.to,
     data: request.data,
-    feeLimit: tuningOf(network).feeLimitSun,
+    feeLimit: Number(feeLimit),
     validityMs: VALIDITY_MS,
   });
   const signature = new SigningKey(wallet.privateKey).sign(`0x${built.tx_id}`).serialized;
@@ -151,6 +172,13 @@ export async function watchTron(relayer: Relayer, network: NetworkConfig): Promi
           if (changed) await handler.onBroadcast(tx, row, last.hash);
         });
         if (state.status === 'failed') {
+          if (state.result === 'OUT_OF_ENERGY')
+            relayer.deps.logger.error('a tron relay ran out of energy; its fee limit was burned', {
+              request: request.id,
+              network: network.id,
+              tx: last.hash,
+              next: 'estimating again with a wider margin',
+            });
           const decision = await handler.onRevert(request, {
             data: null,
             message: `reverted on chain (${state.result ?? 'FAILED'})`,

@@ -1,8 +1,9 @@
-import { MaxUint256, Wallet } from 'ethers';
+import { getBytes, MaxUint256, Wallet } from 'ethers';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { contractAt } from '../../src/chains/contracts.ts';
 import { networkFileSchema } from '../../src/chains/networks.ts';
-import { evmToTron } from '../../src/chains/tron/address.ts';
+import { evmToTron, tronToEvm } from '../../src/chains/tron/address.ts';
+import { decodeRaw } from '../../src/chains/tron/tx-raw.ts';
 import {
   DEFAULT_DEV_TOKENS,
   type DevContracts,
@@ -56,6 +57,17 @@ beforeAll(async () => {
         relayerPrivateKey: relayer.privateKey,
         pollIntervalMs: 100,
       },
+      {
+        // The same chain with the old constant as the operator's cap on a relay's fee limit.
+        id: 'tron-capped',
+        kind: 'tron',
+        chainId: TRON_CHAIN_ID,
+        rpcUrls: [chain.facade.url],
+        tokens: [{ symbol: 'USDT', address: contracts.tokens.USDT!.address, decimals: 6 }],
+        contracts: { batchPayoutRouter: contracts.batchPayoutRouter },
+        relay: { feeLimitSun: 100_000_000 },
+        pollIntervalMs: 100,
+      },
     ],
   });
   t = await startTestApp({ networks });
@@ -66,6 +78,7 @@ beforeAll(async () => {
   });
   const token = contractAt('TestToken', contracts.tokens.USDT!.address, payer);
   await (await token.getFunction('approve')(contracts.payoutRouter, MaxUint256)).wait();
+  await (await token.getFunction('approve')(contracts.batchPayoutRouter, MaxUint256)).wait();
   worker = await startWorker(t.app, { followers: { payoutStartBlock: startBlock, standbyRetryMs: 100 } });
   miner = setInterval(() => void chain.provider.send('anvil_mine', ['0x1']).catch(() => {}), 300);
 });
@@ -114,3 +127,52 @@ it('relays a tron payout from the relayer wallet to completed on the solidified 
   const onChain = await t.app.services.chainClients.tronClient(network).getTransaction(done.tx_hash);
   expect(onChain).toMatchObject({ owner: relayer.address, contract: contracts.payoutRouter });
 }, 60_000);
+
+const batchOf = (network: string, count: number) =>
+  call('/v1/payouts/batch', {
+    network,
+    token: 'USDT',
+    items: Array.from({ length: count }, () => ({
+      recipient: evmToTron(Wallet.createRandom().address),
+      amount: '1',
+    })),
+  });
+
+it('relays a 100-item tron batch to completed: the fee limit comes from the energy estimate, not a constant', async () => {
+  const { status, body } = await batchOf('tron', 100);
+  expect(status, JSON.stringify(body)).toBe(200);
+  const signature = await signOrder(payer, body.typed_data);
+  expect((await call('/v1/payouts/batch/authorize', { batch: body.batch, signature })).body.status).toBe(
+    'authorized',
+  );
+  const done = await until(
+    async () => (await call('/v1/payouts/batch/status', { batch: body.batch })).body,
+    (b: Body) => ['completed', 'partially_completed', 'failed'].includes(b.status),
+    120_000,
+  );
+  expect(done.status).toBe('completed');
+  const token = contractAt('TestToken', contracts.tokens.USDT!.address, payer);
+  for (const item of [done.items[0], done.items[99]])
+    expect(await token.getFunction('balanceOf')(tronToEvm(item.recipient))).toBe(1_000_000n);
+  // One relay, mined on its first attempt, with a fee limit far above the old 100 TRX constant.
+  const txs = await t.app.fork().execute<{ raw: string; status: string }[]>(
+    `select t.raw, t.status from relay_transactions t join relay_requests r on r.id = t.request_id
+        where r.subject_id like ?`,
+    [`${body.batch}%`],
+  );
+  expect(txs.map((x) => x.status)).toEqual(['mined']);
+  const feeLimit = decodeRaw(getBytes(`0x${txs[0]!.raw.split(':')[0]!}`)).feeLimit;
+  expect(feeLimit).toBeGreaterThan(100_000_000);
+  expect(feeLimit).toBeLessThanOrEqual(15_000_000_000);
+}, 180_000);
+
+it('refuses at create a tron batch whose estimated energy costs more than the network lets a relay burn', async () => {
+  const { status, body } = await batchOf('tron-capped', 30);
+  expect(status).toBe(400);
+  expect(body.error.code).toBe('validation');
+  expect(body.error.message).toMatch(
+    /^items: 30 items need about \d+ energy \([\d.]+ TRX\), more than the fee limit cap of 100 TRX on tron-capped; split the batch$/,
+  );
+  // A small batch fits under the same cap.
+  expect((await batchOf('tron-capped', 2)).status).toBe(200);
+});

@@ -1,6 +1,11 @@
 /**
- * How the facade maps Tron's resource units onto the EVM. Energy and bandwidth are not modelled;
- * these numbers only convert and cap.
+ * How the facade maps Tron's resource units onto the EVM. One unit of energy is one unit of EVM gas
+ * (the intrinsic cost included): `triggerconstantcontract` reports the gas a call needs as its
+ * `energy_used`, and a broadcast call gets `fee_limit / getEnergyFee` gas, so a call whose fee limit
+ * cannot buy the energy it needs ends OUT_OF_ENERGY, as on java-tron. Real TVM energy for the same
+ * call differs somewhat (the TVM charges bandwidth, not gas, for the transaction itself); the service's
+ * estimate margin covers that. Nothing is charged: balances, frozen energy and bandwidth are not
+ * modelled.
  */
 
 /** Sun per unit of energy reported in `fee`; Tron mainnet's price since 2024, nominal here. */

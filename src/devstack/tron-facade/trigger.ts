@@ -18,7 +18,8 @@ import { WEI_PER_SUN } from './resources.ts';
 
 /**
  * `triggersmartcontract` builds an unsigned TriggerSmartContract transaction referencing the head
- * block (TaPoS), as java-tron does; `triggerconstantcontract` runs the call read-only (eth_call).
+ * block (TaPoS), as java-tron does; `triggerconstantcontract` runs the call read-only (eth_call) and
+ * reports its `energy_used` (the EVM gas it needs: see resources.ts).
  */
 
 /** java-tron's default `trx.expiration.timeInMilliseconds`: a built transaction lives this long past the head. */
@@ -91,7 +92,15 @@ export function createTriggerHandlers(rpc: EvmRpc, chain: ChainView): TriggerHan
       };
       try {
         const out = await rpc.call<string>('eth_call', [tx, tag]);
-        return { result: { result: true }, constant_result: [out.slice(2)], transaction: { ret: [{}] } };
+        // java-tron reports the energy the read-only run used; here the EVM gas it needs stands in for
+        // it (1 gas = 1 energy, the intrinsic cost included), the same unit broadcast caps by fee_limit.
+        const gas = await rpc.call<string>('eth_estimateGas', [tx, tag]);
+        return {
+          result: { result: true },
+          energy_used: Number(BigInt(gas)),
+          constant_result: [out.slice(2)],
+          transaction: { ret: [{}] },
+        };
       } catch (error) {
         if (!(error instanceof EvmRpcError)) throw error;
         const revertData = typeof error.data === 'string' ? error.data.replace(/^0x/, '') : '';

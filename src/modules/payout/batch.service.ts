@@ -125,6 +125,7 @@ export class BatchService {
     }
     await this.chains.requireFunds(target, totalRaw);
     await this.checkGas(target.network, items.length);
+    if (target.network.kind === 'tron') await this.checkEnergy(target, items);
     const nonce = await allocateNonce(em, this.chains, target);
     const now = this.clock();
     const deadline = (await this.chains.chainNow(target.network, now)) + ORDER_TTL_SECONDS;
@@ -258,6 +259,22 @@ export class BatchService {
     if (needed * 2n > limit)
       throw validation(
         `items: ${items} items need up to ${needed} gas, more than half of ${network.id}'s block gas limit (${limit}); split the batch`,
+      );
+  }
+
+  /**
+   * 400 at create when a Tron batch's estimated energy costs more than a relay may burn there (the
+   * chain's `getMaxFeeLimit`, or the network's `relay.feeLimitSun`): it could never be paid.
+   */
+  private async checkEnergy(
+    target: Parameters<PayoutChains['tronBatchEnergy']>[0],
+    items: readonly { recipientHex: string; amountRaw: bigint }[],
+  ): Promise<void> {
+    const { energy, prices, cap } = await this.chains.tronBatchEnergy(target, items[0]!, items.length);
+    const cost = energy * prices.energyFee;
+    if (cost > cap)
+      throw validation(
+        `items: ${items.length} items need about ${energy} energy (${formatUnits(cost, 6)} TRX), more than the fee limit cap of ${formatUnits(cap, 6)} TRX on ${target.network.id}; split the batch`,
       );
   }
 

@@ -5,6 +5,7 @@ import type { NetworkConfig, TokenConfig } from '../../chains/networks.ts';
 import type { NetworkRegistry } from '../../chains/registry.ts';
 import { evmToTron, isTronAddress, tronToEvm } from '../../chains/tron/address.ts';
 import { solidifiedHeaders, solidifiedLogs } from '../../chains/tron/blocks.ts';
+import { type EnergyPrices, energyPrices, estimateEnergy, feeLimitCap } from '../../chains/tron/energy.ts';
 import { callConstant } from '../../chains/tron/trc20.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { AppError, unavailable, unsupported, validation } from '../../errors.ts';
@@ -26,6 +27,13 @@ const ROUTER_VIEWS = new Interface([
   'function nonceUsed(address merchant, uint256 nonce) view returns (bool)',
   'function isItemPaid(address merchant, uint256 nonce, uint256 index) view returns (bool)',
 ]);
+
+const ERC20_TRANSFER_FROM = new Interface([
+  'function transferFrom(address from, address to, uint256 value) returns (bool)',
+]);
+/** The batch router's energy besides the transfers: the call (signature check, nonce) and each item. */
+const TRON_ENERGY_PER_CALL = 120_000n;
+const TRON_ENERGY_PER_ITEM = 15_000n;
 
 /** Which router a payout goes through. */
 export type RouterKind = 'single' | 'batch';
@@ -240,6 +248,35 @@ export class PayoutChains {
     } catch (error) {
       throw unavailable(`network ${network.id}: block not readable: ${(error as Error).message}`, error);
     }
+  }
+
+  /**
+   * Tron: the energy a batch of `recipients` costs, estimated from one of its transfers as the router
+   * would make it (`transferFrom` of the payout wallet, run read-only with the router as caller) plus the
+   * router's own work, and the most a relay may burn on this network. The relay itself estimates the
+   * whole call again before it is sent.
+   */
+  async tronBatchEnergy(
+    target: PayoutTarget,
+    first: { recipientHex: string; amountRaw: bigint },
+    items: number,
+  ): Promise<{ energy: bigint; prices: EnergyPrices; cap: bigint }> {
+    const http = this.clients.tronHttp(target.network);
+    const transfer = await estimateEnergy(http, {
+      contract: target.token.address,
+      data: ERC20_TRANSFER_FROM.encodeFunctionData('transferFrom', [
+        target.walletHex,
+        first.recipientHex,
+        first.amountRaw,
+      ]),
+      caller: target.router,
+    });
+    const prices = await energyPrices(http);
+    return {
+      energy: TRON_ENERGY_PER_CALL + (transfer + TRON_ENERGY_PER_ITEM) * BigInt(items),
+      prices,
+      cap: feeLimitCap(prices, target.network.relay?.feeLimitSun),
+    };
   }
 
   /** The timestamp of an EVM block (chain seconds), or undefined when the node has no such block. */
