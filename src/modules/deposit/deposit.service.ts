@@ -31,7 +31,7 @@ export class DepositService {
     input: { playerId: string; network: string },
   ): Promise<IssuedAddress> {
     const config = this.deps.networks.get(input.network);
-    if (!config) throw validation(`network: unknown network ${input.network}`);
+    if (!config) throw unsupported(`network: unknown network ${input.network}`);
     const network = depositNetworkOf(config);
     if (!network) throw unsupported(`network ${input.network} has no standing deposit addresses`);
     const wallet = await em.findOne(SettlementWallet, { merchant: merchantId, network: network.id });
