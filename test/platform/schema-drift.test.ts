@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { renderSdkTypes, SDK_TYPES_FILE } from '../../scripts/sdk-types.ts';
 import { PUBLIC_ERROR_CODES } from '../../src/errors.ts';
 import { openApiDocument } from '../../src/rest/openapi.ts';
 import { routes } from '../../src/rest/routes.ts';
@@ -12,6 +13,10 @@ it('schema/schema.graphql matches the Pothos schema', () => {
 
 it('schema/openapi.json matches the route table', () => {
   expect(readFileSync(SCHEMA_FILES.openapi, 'utf8')).toBe(renderOpenApi());
+});
+
+it('sdk/openapi-types.ts is what openapi-typescript generates from the document', async () => {
+  expect(readFileSync(SDK_TYPES_FILE, 'utf8')).toBe(await renderSdkTypes());
 });
 
 it('the OpenAPI document is 3.1 with version 0.2.0', () => {
