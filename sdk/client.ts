@@ -9,6 +9,7 @@
  *
  * Keep the secret on your backend, never in a browser.
  */
+import { randomUUID } from 'node:crypto';
 import createClient, { type Client } from 'openapi-fetch';
 import type { components, paths } from './openapi-types.ts';
 import { signedHeaders } from './request-signing.ts';
@@ -30,6 +31,8 @@ export interface GatewayClientOptions {
   retries?: number;
   /** Milliseconds before the first retry, doubling each time. Default 250. */
   retryDelayMs?: number;
+  /** A fresh nonce per attempt. Default: a random UUID. */
+  nonce?: () => string;
   /** The fetch to send with (tests, proxies). Default: the global fetch. */
   fetch?: (request: Request) => Promise<Response>;
 }
@@ -54,11 +57,13 @@ export function signingFetch(options: GatewayClientOptions): (request: Request) 
     for (let attempt = 0; ; attempt++) {
       const headers = new Headers(request.headers);
       if (url.pathname.startsWith('/v1/')) {
-        const signed = signedHeaders(options.keyId, options.secret, {
-          method: request.method,
-          target,
-          body: body ?? '',
-        });
+        const signed = signedHeaders(
+          options.keyId,
+          options.secret,
+          { method: request.method, target, body: body ?? '' },
+          Date.now(),
+          options.nonce?.() ?? randomUUID(),
+        );
         for (const [name, value] of Object.entries(signed)) headers.set(name, value);
       }
       const response = await send(
