@@ -103,3 +103,13 @@ it('batch items that are an object, not an array: 400 validation naming items', 
   });
   expect(answer).toMatchObject({ status: 400, code: 'validation', message: 'items: must be an array' });
 });
+
+it('duplicate item external_ids in a batch: 400 validation before the router or wallet lookup', async () => {
+  const item = { external_id: 'dup-1', recipient: address, amount: '1' };
+  const answer = await call('/v1/payouts/batch', { network: 'eth', token: 'USDT', items: [item, item] });
+  expect(answer).toMatchObject({
+    status: 400,
+    code: 'validation',
+    message: 'items[1].external_id: "dup-1" appears twice in the batch',
+  });
+});
