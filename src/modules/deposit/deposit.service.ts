@@ -2,7 +2,7 @@ import type { NetworkRegistry } from '../../chains/registry.ts';
 import { toEvmAddress } from '../../chains/tron/address.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { afterCursor, pageOf } from '../../db/pagination.ts';
-import { unsupported, validation } from '../../errors.ts';
+import { unsupported } from '../../errors.ts';
 import { SettlementWallet } from '../merchant/merchant.entity.ts';
 import { forwarderAddress, playerKey } from './deposit.address.ts';
 import { type DepositNetwork, depositNetworkOf, shownAddress } from './deposit.chain.ts';
