@@ -1,11 +1,14 @@
 /**
  * Writes the committed API descriptions: `schema/schema.graphql` (printed from the Pothos schema) and
- * `schema/openapi.json` (generated from the REST route table). A test fails when either drifts.
+ * `schema/openapi.json` (generated from the REST route table), and the SDK's route types generated from
+ * the latter (`sdk/openapi-types.ts`). A test fails when any of them drifts.
  * Usage: npm run schema:print
  */
 import { writeFileSync } from 'node:fs';
 import { renderGraphqlSchema, renderOpenApi, SCHEMA_FILES } from '../src/rest/schema-files.ts';
+import { renderSdkTypes, SDK_TYPES_FILE } from './sdk-types.ts';
 
 writeFileSync(SCHEMA_FILES.graphql, renderGraphqlSchema());
 writeFileSync(SCHEMA_FILES.openapi, renderOpenApi());
-console.log(`wrote ${SCHEMA_FILES.graphql} and ${SCHEMA_FILES.openapi}`);
+writeFileSync(SDK_TYPES_FILE, await renderSdkTypes());
+console.log(`wrote ${SCHEMA_FILES.graphql}, ${SCHEMA_FILES.openapi} and ${SDK_TYPES_FILE}`);

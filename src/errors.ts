@@ -49,6 +49,11 @@ export type PublicErrorCode = Exclude<
   | 'header_too_large'
 >;
 
+/** Every code of the envelope, in the order of ERROR_STATUS (the OpenAPI enum, the README table). */
+export const PUBLIC_ERROR_CODES = (Object.keys(ERROR_STATUS) as ErrorCode[]).filter(
+  (code): code is PublicErrorCode => !PROTOCOL_CODES.has(code),
+);
+
 export class AppError extends Error {
   override readonly name = 'AppError';
   constructor(

@@ -107,6 +107,18 @@ const refuseNul: Plugin<Context> = {
   },
 };
 
+/**
+ * A body that is not JSON is not a GraphQL-over-HTTP request at all, so the specification's leave to
+ * answer legacy `application/json` clients 200 does not apply: it is a 400 whatever the client accepts.
+ */
+function notJsonIsBadRequest(error: GraphQLError): GraphQLError {
+  const answer = toRequestGraphQLError(error);
+  const original = error.extensions?.originalError as { name?: unknown } | undefined;
+  if (original?.name === 'SyntaxError' && /invalid JSON/i.test(error.message))
+    (answer.extensions.http as Record<string, unknown>).spec = false;
+  return answer;
+}
+
 interface ServerContext {
   req: IncomingMessage;
   res: ServerResponse;
@@ -137,7 +149,7 @@ export function createGraphqlHandler(app: App) {
     maskedErrors: {
       maskError(error) {
         // The caller's mistake, found before execution: its own message and a 4xx, never logged.
-        if (isRequestError(error)) return toRequestGraphQLError(error as GraphQLError);
+        if (isRequestError(error)) return notJsonIsBadRequest(error as GraphQLError);
         const appError = toAppError(error);
         // A genuine fault is logged once, here, with its whole cause chain and stack.
         if (appError.code === 'internal') app.logger.error('graphql operation failed', { error });

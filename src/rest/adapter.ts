@@ -1,14 +1,27 @@
-import { type DocumentNode, execute, type GraphQLSchema, parse, validate } from 'graphql';
+import {
+  type DocumentNode,
+  execute,
+  type GraphQLInputType,
+  type GraphQLSchema,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  parse,
+  typeFromAST,
+  validate,
+} from 'graphql';
 import { AppError } from '../errors.ts';
 import type { Context } from '../graphql/context.ts';
 import { toAppError } from '../graphql/errors.ts';
-import { toCamel } from '../lib/validation.ts';
+import { toCamel, toSnake } from '../lib/validation.ts';
 import type { RestRoute } from './route.ts';
 
 interface CompiledRoute {
   route: RestRoute;
   document: DocumentNode;
   takesInput: boolean;
+  /** The GraphQL type of `$input`, when the operation takes one. */
+  inputType?: GraphQLInputType;
 }
 
 /**
@@ -28,7 +41,16 @@ export class RestAdapter {
       if (errors.length)
         throw new Error(`route ${route.method} ${route.path}: ${errors.map((e) => e.message).join('; ')}`);
       const methods = this.byPath.get(route.path) ?? new Map<string, CompiledRoute>();
-      methods.set(route.method, { route, document, takesInput: route.operation.includes('$input') });
+      const variable = document.definitions
+        .flatMap((d) => ('variableDefinitions' in d ? (d.variableDefinitions ?? []) : []))
+        .find((v) => v.variable.name.value === 'input');
+      const inputType = variable ? (typeFromAST(schema, variable.type) as GraphQLInputType) : undefined;
+      methods.set(route.method, {
+        route,
+        document,
+        takesInput: route.operation.includes('$input'),
+        inputType,
+      });
       this.byPath.set(route.path, methods);
     }
   }
@@ -42,9 +64,10 @@ export class RestAdapter {
 
   /** Runs the route's operation; resolves to the response body or throws an AppError. */
   async run(compiled: CompiledRoute, body: unknown, context: Context): Promise<unknown> {
-    const variableValues = compiled.takesInput
-      ? { input: camelizeBody(body ?? {}, compiled.route.opaque) }
-      : {};
+    const input = compiled.takesInput ? camelizeBody(body ?? {}, compiled.route.opaque) : undefined;
+    const single = compiled.inputType && singleForList(compiled.inputType, input, '');
+    if (single) throw new AppError('validation', `${single}: must be an array`);
+    const variableValues = compiled.takesInput ? { input } : {};
     const result = await execute({
       schema: this.schema,
       document: compiled.document,
@@ -57,6 +80,32 @@ export class RestAdapter {
       throw new AppError('internal', `route ${compiled.route.path} returned no result`);
     return dropNulls(data.result);
   }
+}
+
+/**
+ * The first field (REST spelling) where the body has a single value for a list. GraphQL's input
+ * coercion would read it as a list of one, so `items: {…}` would pass on to the allowance and balance
+ * checks; a JSON body has arrays, and anything else there is the wrong shape. Walks the input type,
+ * not the value, so the depth is the type's.
+ */
+export function singleForList(type: GraphQLInputType, value: unknown, path: string): string | undefined {
+  if (value === null || value === undefined) return undefined;
+  const inner = isNonNullType(type) ? type.ofType : type;
+  if (isListType(inner)) {
+    if (!Array.isArray(value)) return path || 'body';
+    for (const [index, item] of value.entries()) {
+      const found = singleForList(inner.ofType, item, `${path}[${index}]`);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (!isInputObjectType(inner) || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  for (const [name, field] of Object.entries(inner.getFields())) {
+    const at = path ? `${path}.${toSnake(name)}` : toSnake(name);
+    const found = singleForList(field.type, (value as Record<string, unknown>)[name], at);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /** REST bodies omit absent fields rather than sending `null` (GraphQL's spelling of "absent"). */

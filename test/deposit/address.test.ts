@@ -114,7 +114,7 @@ describe('POST /v1/wallet/address', () => {
     [{ player_id: 'has space', network: 'eth' }, 400, 'validation', /player_id/],
     [{ player_id: 'x'.repeat(129), network: 'eth' }, 400, 'validation', /player_id/],
     [{ player_id: 'p' }, 400, 'validation', /network/],
-    [{ player_id: 'p', network: 'nope' }, 400, 'validation', /unknown network/],
+    [{ player_id: 'p', network: 'nope' }, 400, 'unsupported', /unknown network/],
     [{ player_id: 'p', network: 'bare' }, 400, 'unsupported', /no standing deposit addresses/],
   ])('refuses %j with %i %s', async (body, status, code, message) => {
     const res = await eth.call('/v1/wallet/address', body);

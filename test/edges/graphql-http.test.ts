@@ -101,6 +101,14 @@ it('legacy application/json clients still get 200 for a document error, with the
   expect(r.errors?.[0]?.extensions?.code).toBe('validation');
 });
 
+it('a body that is not JSON → 400 also for legacy application/json clients (it is not a GraphQL request)', async () => {
+  for (const accept of ['application/json', 'application/graphql-response+json', '*/*']) {
+    const bad = await post('{"query": ', accept);
+    expect(bad.status, accept).toBe(400);
+    expect(bad.errors?.[0]?.extensions?.code).toBe('validation');
+  }
+});
+
 it('a resolver’s own refusal keeps its code and stays 200 with data null (it did execute)', async () => {
   const r = await post({ query: '{ session(id: "cs_missing") { id } }' });
   expect(r.status).toBe(200);

@@ -1,54 +1,14 @@
-import { hmacSha256Hex, sha256Hex } from '../../lib/crypto.ts';
-
-/** The signing rules of D1, shared by the verifier, the README examples, the CLI and the tests. */
-
-/** Allowed clock skew between `X-Timestamp` and server time. */
-export const MAX_SKEW_SECONDS = 300;
-/** How long a consumed nonce is remembered. Must cover twice the skew: a request is valid ±300 s. */
-export const NONCE_WINDOW_SECONDS = 900;
-export const NONCE_PATTERN = /^[A-Za-z0-9._~-]{8,128}$/;
-export const EMPTY_BODY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
-
-export interface SignatureInput {
-  method: string;
-  /** Path plus `?query` exactly as sent. */
-  target: string;
-  timestamp: string;
-  nonce: string;
-  body: string | Uint8Array;
-}
-
-/** METHOD, target, timestamp, nonce and body SHA-256, joined by `\n` with no trailing newline. */
-export function canonicalRequest(input: SignatureInput): string {
-  const bodyHash = input.body.length === 0 ? EMPTY_BODY_SHA256 : sha256Hex(input.body);
-  return [input.method.toUpperCase(), input.target, input.timestamp, input.nonce, bodyHash].join('\n');
-}
-
-/** Lowercase hex HMAC-SHA256 of the canonical request with the API secret. */
-export function signRequest(secret: string, input: SignatureInput): string {
-  return hmacSha256Hex(secret, canonicalRequest(input));
-}
-
-/** The four headers of a signed request, ready to send. */
-export function signedHeaders(
-  keyId: string,
-  secret: string,
-  request: { method: string; target: string; body?: string },
-  now = Date.now(),
-  nonce: string = crypto.randomUUID(),
-): Record<string, string> {
-  const timestamp = String(Math.floor(now / 1000));
-  const body = request.body ?? '';
-  return {
-    'X-Api-Key': keyId,
-    'X-Timestamp': timestamp,
-    'X-Nonce': nonce,
-    'X-Signature': signRequest(secret, {
-      method: request.method,
-      target: request.target,
-      timestamp,
-      nonce,
-      body,
-    }),
-  };
-}
+/**
+ * The signing rules of D1, shared by the verifier, the README examples, the CLI and the tests. They
+ * live in the SDK (one implementation for the service and merchants' clients) and are re-exported here.
+ */
+export {
+  canonicalRequest,
+  EMPTY_BODY_SHA256,
+  MAX_SKEW_SECONDS,
+  NONCE_PATTERN,
+  NONCE_WINDOW_SECONDS,
+  type SignatureInput,
+  signedHeaders,
+  signRequest,
+} from '../../../sdk/request-signing.ts';

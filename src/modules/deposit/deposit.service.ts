@@ -2,7 +2,7 @@ import type { NetworkRegistry } from '../../chains/registry.ts';
 import { toEvmAddress } from '../../chains/tron/address.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { afterCursor, pageOf } from '../../db/pagination.ts';
-import { unsupported, validation } from '../../errors.ts';
+import { unsupported } from '../../errors.ts';
 import { SettlementWallet } from '../merchant/merchant.entity.ts';
 import { forwarderAddress, playerKey } from './deposit.address.ts';
 import { type DepositNetwork, depositNetworkOf, shownAddress } from './deposit.chain.ts';
@@ -31,7 +31,7 @@ export class DepositService {
     input: { playerId: string; network: string },
   ): Promise<IssuedAddress> {
     const config = this.deps.networks.get(input.network);
-    if (!config) throw validation(`network: unknown network ${input.network}`);
+    if (!config) throw unsupported(`network: unknown network ${input.network}`);
     const network = depositNetworkOf(config);
     if (!network) throw unsupported(`network ${input.network} has no standing deposit addresses`);
     const wallet = await em.findOne(SettlementWallet, { merchant: merchantId, network: network.id });

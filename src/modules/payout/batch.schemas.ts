@@ -28,7 +28,21 @@ export const createBatchRequest = z
     items: z
       .array(item)
       .min(1, 'a batch needs at least one item')
-      .max(MAX_BATCH_ITEMS, `a batch has at most ${MAX_BATCH_ITEMS} items`),
+      .max(MAX_BATCH_ITEMS, `a batch has at most ${MAX_BATCH_ITEMS} items`)
+      // A property of the request alone, so it is refused before any network, router or wallet lookup.
+      .superRefine((items, ctx) => {
+        const seen = new Set<string>();
+        for (const [index, { externalId }] of items.entries()) {
+          if (!externalId) continue;
+          if (seen.has(externalId))
+            ctx.addIssue({
+              code: 'custom',
+              path: [index, 'externalId'],
+              message: `"${externalId}" appears twice in the batch`,
+            });
+          seen.add(externalId);
+        }
+      }),
   })
   // Examples are in REST spelling (they are copied into the OpenAPI document as they are).
   .meta({

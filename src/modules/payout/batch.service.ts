@@ -78,14 +78,9 @@ export class BatchService {
    */
   async create(em: EntityManager, merchantId: string, input: CreateBatchRequest): Promise<BatchView> {
     const target = await this.chains.target(em, merchantId, { ...input, routerKind: 'batch' });
-    const seen = new Set<string>();
+    // Duplicate item external_ids are refused by the request schema, before this lookup.
     const items = input.items.map((item, index) => {
       const at = `items[${index}]`;
-      if (item.externalId) {
-        if (seen.has(item.externalId))
-          throw validation(`${at}.external_id: "${item.externalId}" appears twice in the batch`);
-        seen.add(item.externalId);
-      }
       const amountRaw = this.chains.parseAmount(target.token, item.amount, `${at}.amount`);
       const recipientHex = this.chains.recipientHex(target.network, item.recipient, `${at}.recipient`);
       return {
