@@ -6,17 +6,19 @@ FROM node:24-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 
-# Dependencies first, so a source change does not reinstall them. `npm ci` refuses this lockfile (it
-# records only one platform's optional binaries); `npm install` follows it all the same.
+# Dependencies first, so a source change does not reinstall them: exactly the lockfile's, runtime ones
+# only (anvil and embedded PostgreSQL are dev dependencies; production code never imports them).
 COPY package.json package-lock.json .npmrc ./
-RUN npm install --omit=dev --no-audit --no-fund && npm cache clean --force
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
+# Every file the entry points import must be copied: test/platform/compose.test.ts follows the imports.
 COPY src ./src
 COPY daemons ./daemons
 COPY migrations ./migrations
 COPY contracts/artifacts ./contracts/artifacts
 COPY schema ./schema
 COPY web ./web
+COPY sdk ./sdk
 COPY tsconfig.json ./
 
 USER node

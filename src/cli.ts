@@ -22,7 +22,6 @@ import { createApp } from './app.ts';
 import { loadNetworkFile } from './chains/networks.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { migrate } from './db/migrate.ts';
-import { devSecretsKey, startDevDatabase } from './devstack/database.ts';
 import { isAppError } from './errors.ts';
 import { createLogger } from './lib/logger.ts';
 import type { Payout, PayoutStatus } from './modules/payout/payout.entity.ts';
@@ -64,6 +63,8 @@ async function main(argv: string[]) {
   let config = loadConfig({ LOG_LEVEL: 'error', ...process.env });
   let stopDb: (() => Promise<void>) | undefined;
   if (config.embedded) {
+    // The embedded stack's code is loaded only here: a production CLI never imports it.
+    const { devSecretsKey, startDevDatabase } = await import('./devstack/database.ts');
     const db = await startDevDatabase(config.dataDir, config.embeddedPgPort);
     stopDb = () => db.server.stop();
     config = {

