@@ -58,6 +58,8 @@ const envSchema = z.object({
   RUN_WORKER: bool.default(true),
   /** Longest a single database statement of a request or job may run before it fails with 503. */
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  /** The most an orderly shutdown may take before the process exits anyway (ms). */
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(30_000),
   /** Concurrent jobs per worker process. */
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(8),
   /** Allow webhook targets on loopback/private addresses (development only). */
@@ -101,6 +103,7 @@ export interface Config {
   runWorker: boolean;
   workerConcurrency: number;
   dbStatementTimeoutMs: number;
+  shutdownTimeoutMs: number;
   /** Embedded PostgreSQL port, when set (embedded mode). */
   embeddedPgPort: number | undefined;
   httpHeadersTimeoutMs: number;
@@ -169,6 +172,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     runWorker: e.RUN_WORKER,
     workerConcurrency: e.WORKER_CONCURRENCY,
     dbStatementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     embeddedPgPort: e.EMBEDDED_PG_PORT,
     httpHeadersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
     httpRequestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,

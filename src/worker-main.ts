@@ -7,6 +7,7 @@ import { loadNetworkFile } from './chains/networks.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { migrate } from './db/migrate.ts';
 import { createLogger } from './lib/logger.ts';
+import { stopOnSignals } from './lib/shutdown.ts';
 import { startWorker } from './worker/runner.ts';
 
 async function main() {
@@ -21,18 +22,11 @@ async function main() {
   await migrate(config.databaseUrl!);
   const app = await createApp({ config, networks: loadNetworkFile(config.networksFile), logger });
   const worker = await startWorker(app);
-  let stopping = false;
   // In order: no new jobs (running ones finish), followers resign their networks, then connections.
-  const stop = async () => {
-    if (stopping) return;
-    stopping = true;
-    logger.info('shutting down');
+  stopOnSignals(logger, config.shutdownTimeoutMs, async () => {
     await worker.stop();
     await app.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop());
-  process.on('SIGTERM', () => void stop());
+  });
   await worker.runner.promise;
 }
 

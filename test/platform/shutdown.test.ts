@@ -1,5 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -97,4 +98,86 @@ it('npm run worker: Ctrl-C stops the worker in order, exit 0 within 5 s, no erro
   expect(code).toBe(0);
   expect(ms).toBeLessThan(5_000);
   expect(errorLines(run.output())).toEqual([]);
+}, 120_000);
+
+/**
+ * A TCP proxy to the database that can freeze: connections stay open and nothing passes either way,
+ * as when the database host vanishes (no reset, no answer).
+ */
+async function freezableProxy(target: string) {
+  const url = new URL(target);
+  const port = Number(url.port);
+  const host = url.hostname === 'localhost' ? '127.0.0.1' : url.hostname;
+  let frozen = false;
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(port, host);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('error', () => {});
+    }
+    client.on('data', (d) => void (frozen || upstream.write(d)));
+    upstream.on('data', (d) => void (frozen || client.write(d)));
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  url.host = `127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  return {
+    url: url.toString(),
+    freeze: () => void (frozen = true),
+    close: () => {
+      for (const s of sockets) s.destroy();
+      server.close();
+    },
+  };
+}
+
+async function workerBehind(proxyUrl: string, env: Record<string, string> = {}) {
+  const networksFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'shutdown-')), 'networks.json');
+  writeFileSync(
+    networksFile,
+    JSON.stringify({ networks: [{ id: 'eth', kind: 'evm', chainId: 1, rpcUrls: ['http://127.0.0.1:9'] }] }),
+  );
+  const run = npm('worker', {
+    DATABASE_URL: proxyUrl,
+    NETWORKS_FILE: networksFile,
+    SECRETS_KEY: 'ab'.repeat(32),
+    ...env,
+  });
+  await run.until('worker started', 60_000);
+  await new Promise((r) => setTimeout(r, 1_000));
+  return run;
+}
+
+it('a database lost during shutdown: the process still exits when SHUTDOWN_TIMEOUT_MS runs out, saying so', async () => {
+  const proxy = await freezableProxy(await createTestDatabase());
+  try {
+    const run = await workerBehind(proxy.url, { SHUTDOWN_TIMEOUT_MS: '3000' });
+    proxy.freeze();
+    const { code, ms } = await run.ctrlC();
+    expect(code).toBe(1);
+    expect(ms).toBeGreaterThanOrEqual(2_900);
+    expect(ms).toBeLessThan(8_000);
+    expect(run.output()).toMatch(/"msg":"shutdown did not finish within its deadline; exiting"/);
+  } finally {
+    proxy.close();
+  }
+}, 120_000);
+
+it('a second Ctrl-C during a shutdown that hangs exits at once', async () => {
+  const proxy = await freezableProxy(await createTestDatabase());
+  try {
+    const run = await workerBehind(proxy.url, { SHUTDOWN_TIMEOUT_MS: '60000' });
+    proxy.freeze();
+    const first = run.ctrlC();
+    await new Promise((r) => setTimeout(r, 1_500));
+    const { code, ms } = await run.ctrlC();
+    expect(code).toBe(130);
+    expect(ms).toBeLessThan(2_000);
+    expect(run.output()).toMatch(/"msg":"second signal: exiting at once"/);
+    await first;
+  } finally {
+    proxy.close();
+  }
 }, 120_000);
