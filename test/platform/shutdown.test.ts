@@ -125,7 +125,9 @@ async function freezableProxy(target: string) {
   url.host = `127.0.0.1:${(server.address() as net.AddressInfo).port}`;
   return {
     url: url.toString(),
-    freeze: () => void (frozen = true),
+    freeze() {
+      frozen = true;
+    },
     close: () => {
       for (const s of sockets) s.destroy();
       server.close();
