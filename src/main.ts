@@ -104,8 +104,8 @@ async function main() {
       stops.unshift(() => worker!.stop());
     }
     if (dev && devChains) {
-      await dev.provisionDemo(app, config.dataDir, devChains.chains, baseUrl);
-      logger.info('devstack ready', { devstack: path.join(config.dataDir, 'devstack.json') });
+      const devstack = await dev.provisionDemo(app, config.dataDir, devChains.chains, baseUrl);
+      logger.info('devstack ready', { devstack });
     }
     logger.info('listening', { url: baseUrl, graphql: `${baseUrl}/graphql`, worker: Boolean(worker) });
   }

@@ -25,7 +25,7 @@ export async function provisionDemo(
   dataDir: string,
   chains: DevChain[],
   baseUrl: string,
-): Promise<void> {
+): Promise<string> {
   const stateFile = path.join(dataDir, 'provision.json');
   const em = app.fork();
   let state = existsSync(stateFile)
@@ -93,7 +93,32 @@ export async function provisionDemo(
     },
     players: DEV_ACCOUNTS.players.map((p) => ({ address: p.address, private_key: p.privateKey })),
   };
-  writeFileSync(path.join(dataDir, 'devstack.json'), `${JSON.stringify(devstack, null, 2)}\n`, {
-    mode: 0o600,
-  });
+  const file = devstackFile(dataDir, new URL(baseUrl).port);
+  writeFileSync(file, `${JSON.stringify(devstack, null, 2)}\n`, { mode: 0o600 });
+  return file;
+}
+
+/**
+ * Where this instance describes itself. `devstack.json` belongs to the instance that claimed it
+ * (`devstack.owner` holds its pid); while that one lives, another instance on the same DATA_DIR
+ * writes `devstack-<port>.json` instead of overwriting it. A claim of a process that is gone is taken
+ * over.
+ */
+export function devstackFile(dataDir: string, port: string, pid = process.pid): string {
+  const owner = path.join(dataDir, 'devstack.owner');
+  const claimed = existsSync(owner) ? Number(readFileSync(owner, 'utf8').trim()) : undefined;
+  if (claimed !== undefined && claimed !== pid && alive(claimed))
+    return path.join(dataDir, `devstack-${port}.json`);
+  writeFileSync(owner, `${pid}\n`);
+  return path.join(dataDir, 'devstack.json');
+}
+
+function alive(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { freePort } from '../../src/db/embedded-postgres.ts';
 import { startDevDatabase } from '../../src/devstack/database.ts';
+import { devstackFile } from '../../src/devstack/provision.ts';
 
 /** The embedded database belongs to its DATA_DIR: another instance never runs on it by accident. */
 
@@ -37,3 +38,19 @@ it('a second data directory on the same port is refused; its own directory share
   writeFileSync(path.join(a!, 'instance'), 'someone-else\n');
   await expect(startDevDatabase(a!, port)).rejects.toThrow(/belongs to another data directory/);
 }, 120_000);
+
+it('two instances on one DATA_DIR with different ports never rewrite each other’s devstack.json', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'datadir-'));
+  try {
+    // The first instance claims devstack.json; while it lives, the second describes itself beside it.
+    expect(devstackFile(dir, '8080', process.pid)).toBe(path.join(dir, 'devstack.json'));
+    expect(devstackFile(dir, '8081', process.ppid)).toBe(path.join(dir, 'devstack-8081.json'));
+    // The owner restarting keeps its file.
+    expect(devstackFile(dir, '8080', process.pid)).toBe(path.join(dir, 'devstack.json'));
+    // An owner that is gone (no such process): the claim is taken over.
+    writeFileSync(path.join(dir, 'devstack.owner'), '2147483646\n');
+    expect(devstackFile(dir, '8081', process.ppid)).toBe(path.join(dir, 'devstack.json'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
