@@ -14,11 +14,15 @@
  *   payout:show --payout ID
  *   batch:show  --batch pb_…
  *   relayers                                  (each network's relayer wallet: balance, queue, out of gas)
+ *   contracts:deploy --network-file F --network ID --key-file K --fee-wallet ADDR [--owner ADDR] [--sweeper ADDR ...]
+ *                                             (deploys the routers and the ForwarderFactory to the network's RPC,
+ *                                              verifies them and writes their addresses into F; no database)
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createApp } from './app.ts';
+import { deployToNetwork } from './chains/deploy-cli.ts';
 import { loadNetworkFile } from './chains/networks.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { migrate } from './db/migrate.ts';
@@ -29,7 +33,7 @@ import { relayerWallets, relayOf } from './relay/relay.status.ts';
 
 const USAGE = `usage: npm run cli -- <command> [options]
 commands: merchant:create, merchant:update, key:issue, key:rotate, key:revoke, wallet:set, allowlist:set, operator:token,
-          payouts:list, payout:show, batch:show, relayers`;
+          payouts:list, payout:show, batch:show, relayers, contracts:deploy`;
 
 async function main(argv: string[]) {
   const [command, ...rest] = argv;
@@ -51,6 +55,11 @@ async function main(argv: string[]) {
       batch: { type: 'string' },
       first: { type: 'string' },
       payout: { type: 'string' },
+      'network-file': { type: 'string' },
+      'key-file': { type: 'string' },
+      'fee-wallet': { type: 'string' },
+      owner: { type: 'string' },
+      sweeper: { type: 'string', multiple: true },
     },
   });
   const need = (name: keyof typeof values): string => {
@@ -59,6 +68,21 @@ async function main(argv: string[]) {
       throw new ConfigError(`${command}: --${name} is required\n${USAGE}`);
     return value;
   };
+
+  if (command === 'contracts:deploy') {
+    const file = need('network-file');
+    const written = await deployToNetwork({
+      file,
+      network: need('network'),
+      keyFile: need('key-file'),
+      feeWallet: need('fee-wallet'),
+      ...(values.owner ? { owner: values.owner } : {}),
+      sweepers: values.sweeper ?? [],
+      progress: (step) => console.error(step),
+    });
+    console.log(JSON.stringify(written, null, 2));
+    return;
+  }
 
   let config = loadConfig({ LOG_LEVEL: 'error', ...process.env });
   let stopDb: (() => Promise<void>) | undefined;

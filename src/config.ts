@@ -1,4 +1,4 @@
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, readFileSync } from 'node:fs';
 import { z } from 'zod';
 
 /**
@@ -129,7 +129,32 @@ export function parseSecretsKey(value: string): Buffer {
 }
 
 /** Parses the environment; throws ConfigError naming every bad variable. */
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+/** Settings that may be given as a file instead (`NAME_FILE`: Docker secrets, a mounted key file). */
+export const FILE_SETTINGS = ['SECRETS_KEY', 'DATABASE_URL'] as const;
+
+/**
+ * `NAME_FILE` read into `NAME` (the file's content, trimmed), so a secret never has to sit in the
+ * environment. Giving both is refused: which one wins would be a guess.
+ */
+function withFileSettings(env: Record<string, string | undefined>): Record<string, string | undefined> {
+  const out = { ...env };
+  for (const name of FILE_SETTINGS) {
+    const file = env[`${name}_FILE`];
+    if (!file) continue;
+    if (env[name]) throw new ConfigError(`Invalid configuration: set ${name} or ${name}_FILE, not both`);
+    try {
+      out[name] = readFileSync(file, 'utf8').trim();
+    } catch (error) {
+      throw new ConfigError(
+        `Invalid configuration: ${name}_FILE: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+      );
+    }
+  }
+  return out;
+}
+
+export function loadConfig(given: Record<string, string | undefined> = process.env): Config {
+  const env = withFileSettings(given);
   const result = envSchema.safeParse(env);
   if (!result.success) {
     // One line per bad setting: its name, what is expected and what was given.

@@ -5,6 +5,7 @@
  */
 import { parseUnits, type Signer } from 'ethers';
 import { contractAt, deployContract, pendingNonce } from '../chains/contracts.ts';
+import { deployGateway } from '../chains/deploy.ts';
 
 /** A test token to deploy. */
 export interface DevTokenSpec {
@@ -90,28 +91,6 @@ export async function deployDevContracts(signer: Signer, opts: DeployDevOptions)
     tokens[t.symbol] = { symbol: t.symbol, address, decimals: t.decimals, tether: t.tether ?? false };
   }
   const multicall3 = (await deployContract(signer, 'Multicall3')).address;
-  const paymentRouter = (await deployContract(signer, 'PaymentRouter')).address;
-  const payoutRouter = (await deployContract(signer, 'PayoutRouter')).address;
-  const batchPayoutRouter = (await deployContract(signer, 'BatchPayoutRouter')).address;
-  const owner = opts.factoryOwner ?? (await signer.getAddress());
-  const factory = await deployContract(signer, 'ForwarderFactory', [
-    await signer.getAddress(),
-    opts.feeWallet,
-    opts.create2Prefix ?? '0xff',
-  ]);
-  for (const t of opts.tokens) {
-    if (t.depositFee === undefined) continue;
-    const tx = await factory.contract.getFunction('setFee')(
-      tokens[t.symbol]!.address,
-      parseUnits(t.depositFee, t.decimals),
-      { nonce: await pendingNonce(signer) },
-    );
-    await tx.wait();
-  }
-  for (const sweeper of opts.sweepers ?? []) {
-    const nonce = await pendingNonce(signer);
-    await (await factory.contract.getFunction('setSweeper')(sweeper, true, { nonce })).wait();
-  }
   if (opts.tronQuirks) {
     for (const t of opts.tokens.filter((t) => t.tether)) {
       const token = contractAt('TetherToken', tokens[t.symbol]!.address, signer);
@@ -119,21 +98,17 @@ export async function deployDevContracts(signer: Signer, opts: DeployDevOptions)
       await (await token.getFunction('setTransferReturnsFalse')(true, { nonce })).wait();
     }
   }
-  // Fees are configured by the deployer first, then ownership moves to the requested owner.
-  if (owner.toLowerCase() !== (await signer.getAddress()).toLowerCase()) {
-    const nonce = await pendingNonce(signer);
-    await (await factory.contract.getFunction('transferOwnership')(owner, { nonce })).wait();
-  }
-  const forwarderImplementation = String(await factory.contract.getFunction('implementation')());
-  return {
-    tokens,
-    multicall3,
-    paymentRouter,
-    payoutRouter,
-    batchPayoutRouter,
-    forwarderFactory: factory.address,
-    forwarderImplementation,
-  };
+  // The gateway's own contracts, as a real network gets them (src/chains/deploy.ts).
+  const gateway = await deployGateway(signer, {
+    feeWallet: opts.feeWallet,
+    create2Prefix: opts.create2Prefix ?? '0xff',
+    fees: opts.tokens
+      .filter((t) => t.depositFee !== undefined)
+      .map((t) => ({ token: tokens[t.symbol]!.address, raw: parseUnits(t.depositFee!, t.decimals) })),
+    sweepers: opts.sweepers ?? [],
+    ...(opts.factoryOwner ? { owner: opts.factoryOwner } : {}),
+  });
+  return { tokens, multicall3, ...gateway };
 }
 
 /**

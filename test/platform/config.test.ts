@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { expect, it } from 'vitest';
 import { parseNetworkFile } from '../../src/chains/networks.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -43,4 +46,32 @@ it('validates the network file with the path of every bad entry', () => {
   expect(message).toMatch(/networks\.0\.confirmations\.0/);
   expect(message).toMatch(/networks\.1\.kind/);
   expect(message).toMatch(/networks\.1\.rpcUrls/);
+});
+
+it('reads SECRETS_KEY and DATABASE_URL from files named by *_FILE (Docker secrets), never both ways', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'config-'));
+  const key = path.join(dir, 'secrets_key');
+  const db = path.join(dir, 'database_url');
+  writeFileSync(key, `${'cd'.repeat(32)}\n`);
+  writeFileSync(db, 'postgres://gateway:pw@db:5432/gateway\n');
+  const config = loadConfig({ SECRETS_KEY_FILE: key, DATABASE_URL_FILE: db, NETWORKS_FILE: 'n.json' });
+  expect(Buffer.from(config.secretsKey!).toString('hex')).toBe('cd'.repeat(32));
+  expect(config.databaseUrl).toBe('postgres://gateway:pw@db:5432/gateway');
+  expect(config.embedded).toBe(false);
+  expect(() => loadConfig({ SECRETS_KEY_FILE: key, SECRETS_KEY: 'ab'.repeat(32) })).toThrow(
+    /set SECRETS_KEY or SECRETS_KEY_FILE, not both/,
+  );
+  expect(() => loadConfig({ SECRETS_KEY_FILE: path.join(dir, 'missing') })).toThrow(
+    /SECRETS_KEY_FILE: cannot read .*missing \(ENOENT\)/,
+  );
+});
+
+it('the example testnet network file (docs/networks.testnet.example.json) is a valid network file', () => {
+  const file = path.resolve(import.meta.dirname, '../../docs/networks.testnet.example.json');
+  const { networks } = parseNetworkFile(JSON.parse(readFileSync(file, 'utf8')), file);
+  expect(networks.map((n) => `${n.id}:${n.kind}:${n.chainId}`)).toEqual([
+    'sepolia:evm:11155111',
+    'bsc-testnet:evm:97',
+    'tron-nile:tron:3448148188',
+  ]);
 });
