@@ -44,7 +44,7 @@ export interface paths {
         };
         /**
          * The hosted payment page
-         * @description Renders for any token; the token is checked by the calls the page makes.
+         * @description The page renders for any token and says what is wrong; its status tells a link that names no session (404) or has expired (410) from a live one (200).
          */
         get: operations["getPToken"];
         put?: never;
@@ -163,7 +163,7 @@ export interface paths {
         put?: never;
         /**
          * Read the link around the steps (hosted page)
-         * @description What the page shows besides the step: its language, network, token and amount so far, the link expiry (which applies only while no payment is reported or found) and the return URL. Errors as hpp/status.
+         * @description What the page shows besides the step: its language, network, token and amount so far, the link expiry (which applies only while no payment is reported or found), the return URL, who is paid, the order reference and the payment transaction. Errors as hpp/status.
          */
         post: operations["postHppLink"];
         delete?: never;
@@ -575,6 +575,15 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description No link with this token (the page says so) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description The request headers or body arrived too slowly (`validation`) */
             408: {
                 headers: {
@@ -582,6 +591,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The link has expired (the page says so) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description Request headers too large (`validation`) */
@@ -1302,8 +1320,12 @@ export interface operations {
                          * @enum {string}
                          */
                         language: "en" | "ru" | "es";
+                        /** @description Who the player pays: the merchant display name, else its name. */
+                        merchant_name: string;
                         /** @description Network, once chosen or prefilled. */
                         network?: string;
+                        /** @description The merchant's external_order_id, if it gave one. */
+                        order_reference?: string;
                         /** @description A payment is reported or found: the link no longer expires. */
                         paid: boolean;
                         /** @description Where the page sends the player after a terminal step. */
@@ -1312,6 +1334,8 @@ export interface operations {
                         session: string;
                         /** @description Token symbol, once chosen or prefilled. */
                         token?: string;
+                        /** @description The payment transaction once found, else the one reported. */
+                        tx_hash?: string;
                     };
                 };
             };

@@ -3,7 +3,7 @@
  * against the embedded stack's database when DATABASE_URL is unset (start it with `npm start` once).
  *
  *   merchant:create --name NAME [--webhook-url URL]
- *   merchant:update --merchant ID [--name N] [--webhook-url URL] [--webhooks on|off] [--tron-payout-wallet T…]
+ *   merchant:update --merchant ID [--name N] [--display-name N] [--webhook-url URL] [--webhooks on|off] [--tron-payout-wallet T…]
  *   key:issue   --merchant ID [--label L]
  *   key:rotate  --key ID [--grace-seconds N]
  *   key:revoke  --key ID
@@ -41,6 +41,7 @@ async function main(argv: string[]) {
     args: rest,
     options: {
       name: { type: 'string' },
+      'display-name': { type: 'string' },
       merchant: { type: 'string' },
       'webhook-url': { type: 'string' },
       webhooks: { type: 'string' },
@@ -120,6 +121,8 @@ async function main(argv: string[]) {
             await m.checkWebhookUrl(values['webhook-url']);
             return m.update(em, need('merchant'), {
               name: values.name,
+              displayName:
+                values['display-name'] === undefined ? undefined : values['display-name'].trim() || null,
               webhookUrl: values['webhook-url'],
               webhooksEnabled: values.webhooks === undefined ? undefined : values.webhooks === 'on',
               tronPayoutWallet: values['tron-payout-wallet'],

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { App } from '../app.ts';
+import { isAppError } from '../errors.ts';
 import type { PageHandler } from './server.ts';
 import { ASSETS_PATH, type Asset, webAssets } from './web-assets.ts';
 
@@ -42,7 +43,7 @@ export function webPages(app: App): PageHandler[] {
       if (PAGE.test(path)) {
         const { html } = await webAssets();
         const host = publicHost ?? (HOST.test(req.headers.host ?? '') ? req.headers.host : undefined);
-        send(req, res, Buffer.from(html), {
+        send(req, res, Buffer.from(html), await linkStatus(app, path), {
           'content-type': 'text/html; charset=utf-8',
           'content-security-policy': pageCsp(host),
           'referrer-policy': 'no-referrer',
@@ -69,9 +70,32 @@ export function webPages(app: App): PageHandler[] {
   ];
 }
 
+/**
+ * The page's HTTP status: 404 for a token that names no link, 410 for an expired one (the page still
+ * renders and says so), else 200. The page itself reads the link again; a database that cannot answer
+ * here leaves that to it.
+ */
+async function linkStatus(app: App, path: string): Promise<number> {
+  let token: string;
+  try {
+    token = decodeURIComponent(path.slice('/p/'.length));
+  } catch {
+    return 404;
+  }
+  try {
+    await app.services.hosted.resolve(app.fork(), token);
+    return 200;
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+    // A malformed token (400) names no link either.
+    if (error.status === 410) return 410;
+    return error.status === 404 || error.status === 400 ? 404 : 200;
+  }
+}
+
 function sendAsset(req: IncomingMessage, res: ServerResponse, asset: Asset, cache: string) {
   const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
-  send(req, res, gzip ? asset.gzip : asset.body, {
+  send(req, res, gzip ? asset.gzip : asset.body, 200, {
     'content-type': asset.type,
     'cache-control': cache,
     vary: 'accept-encoding',
@@ -82,8 +106,14 @@ function sendAsset(req: IncomingMessage, res: ServerResponse, asset: Asset, cach
   });
 }
 
-function send(req: IncomingMessage, res: ServerResponse, body: Buffer, headers: Record<string, string>) {
-  res.writeHead(200, {
+function send(
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: Buffer,
+  status: number,
+  headers: Record<string, string>,
+) {
+  res.writeHead(status, {
     ...headers,
     'content-length': body.length,
     'x-content-type-options': 'nosniff',

@@ -128,6 +128,7 @@ function plain(
   ok: Record<string, unknown>,
   extra: Record<string, unknown> = {},
   errors: number[] = [],
+  pages: Record<number, unknown> = {},
 ) {
   return {
     get: {
@@ -136,7 +137,7 @@ function plain(
       tags: ['system'],
       security: [],
       ...extra,
-      responses: { 200: ok, ...errorResponses([...errors, ...TRANSPORT_ERRORS]) },
+      responses: { 200: ok, ...pages, ...errorResponses([...errors, ...TRANSPORT_ERRORS]) },
     },
   };
 }
@@ -176,7 +177,9 @@ export function openApiDocument(table: RestRoute[] = routes) {
       'The hosted payment page',
       { description: 'The page', content: { 'text/html': { schema: { type: 'string' } } } },
       {
-        description: 'Renders for any token; the token is checked by the calls the page makes.',
+        description:
+          'The page renders for any token and says what is wrong; its status tells a link that names no ' +
+          'session (404) or has expired (410) from a live one (200).',
         parameters: [
           {
             name: 'token',
@@ -186,6 +189,17 @@ export function openApiDocument(table: RestRoute[] = routes) {
             schema: { type: 'string' },
           },
         ],
+      },
+      [],
+      {
+        404: {
+          description: 'No link with this token (the page says so)',
+          content: { 'text/html': { schema: { type: 'string' } } },
+        },
+        410: {
+          description: 'The link has expired (the page says so)',
+          content: { 'text/html': { schema: { type: 'string' } } },
+        },
       },
     ),
     '/hpp/sdk.js': plain(

@@ -142,7 +142,13 @@ describe('POST /v1/hpp/link', () => {
       amount: '3',
       language: 'ru',
       return_url: 'https://shop.example/r?x=1',
+      external_order_id: 'order-5501',
     });
+    const merchantName = (
+      await f.t.app
+        .fork()
+        .execute<{ name: string }[]>('select name from merchants where id = ?', [f.merchant.id])
+    )[0]!.name;
     const res = await page('/v1/hpp/link', { token: link.token });
     expect(res).toEqual({
       status: 200,
@@ -155,8 +161,14 @@ describe('POST /v1/hpp/link', () => {
         expires_at: link.expires_at,
         paid: false,
         return_url: 'https://shop.example/r?x=1',
+        merchant_name: merchantName,
+        order_reference: 'order-5501',
       },
     });
+    // An operator sets the name players see.
+    await f.t.app.services.merchants.update(f.t.app.fork(), f.merchant.id, { displayName: 'Shop Display' });
+    expect((await page('/v1/hpp/link', { token: link.token })).body.merchant_name).toBe('Shop Display');
+    await f.t.app.services.merchants.update(f.t.app.fork(), f.merchant.id, { displayName: null });
     const bare = await create({ language: 'de' });
     // What is not known yet is left out, as REST leaves out every null field.
     expect((await page('/v1/hpp/link', { token: bare.token })).body).toEqual({
@@ -164,6 +176,7 @@ describe('POST /v1/hpp/link', () => {
       language: 'en',
       expires_at: bare.expires_at,
       paid: false,
+      merchant_name: merchantName,
     });
     expect((await page('/v1/hpp/link', {})).body.error.code).toBe('validation');
     expect((await page('/v1/hpp/link', { token: 'z'.repeat(43) })).status).toBe(404);

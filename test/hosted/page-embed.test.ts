@@ -34,9 +34,9 @@ async function create(body: Record<string, unknown> = {}) {
 }
 
 describe('headers', () => {
-  it('the page: 200 for any token, strict CSP, framable by any origin, no referrer, no inline script', async () => {
+  it('the page: 404 for a token that names no link (still the page), strict CSP, framable by any origin, no referrer, no inline script', async () => {
     const res = await fetch(`${f.t.http.url}/p/not-a-token`);
-    expect(res.status).toBe(200);
+    expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     const csp = res.headers.get('content-security-policy') ?? '';
     const host = new URL(f.t.http.url).host;
@@ -130,15 +130,17 @@ describe.skipIf(noBrowser)('in Chromium', () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     try {
-      await page.goto(`${f.t.http.url}/p/${'u'.repeat(43)}`);
+      const unknown = await page.goto(`${f.t.http.url}/p/${'u'.repeat(43)}`);
+      expect(unknown?.status()).toBe(404);
       await page.locator('[data-gone="not_found"]', { hasText: 'not valid' }).waitFor();
       const link = await create();
+      expect((await fetch(link.url)).status).toBe(200);
       await f.t.app
         .fork()
         .execute(`update sessions set hosted_expires_at = now() - interval '1 second' where id = ?`, [
           link.session,
         ]);
-      await page.goto(link.url);
+      expect((await page.goto(link.url))?.status()).toBe(410);
       await page.locator('[data-gone="expired"]', { hasText: 'expired' }).waitFor();
       // A link that runs out while the page is open: the countdown reaches zero and the page says so.
       const short = await create();
@@ -157,26 +159,32 @@ describe.skipIf(noBrowser)('in Chromium', () => {
   });
 
   it.each([
-    ['ru', 'Выберите сеть', 'Сеть', 'Подключите кошелёк'],
-    ['es', 'Elige una red', 'Red', 'Conecta tu billetera'],
-  ])('speaks %s: the components and the page’s own texts', async (language, first, networkLabel, connect) => {
-    const link = await create({ language });
-    const context = await browser.newContext();
-    await installWallet(context, f, f.players[1]!);
-    const page = await context.newPage();
-    try {
-      await page.goto(link.url);
-      await page.getByRole('heading', { name: first }).waitFor();
-      expect(await page.locator('html').getAttribute('lang')).toBe(language);
-      await page.getByRole('button', { name: 'ETH' }).click();
-      await page.getByRole('heading', { name: connect }).waitFor();
-      await expect
-        .poll(() => page.locator('.summary dt').first().textContent(), { timeout: POLL_MS })
-        .toBe(networkLabel);
-    } finally {
-      await context.close();
-    }
-  });
+    ['ru', 'Выберите сеть', 'Сеть', 'Подключите кошелёк', 'Получатель'],
+    ['es', 'Elige una red', 'Red', 'Conecta tu billetera', 'Pagar a'],
+  ])(
+    'speaks %s: the components and the page’s own texts',
+    async (language, first, networkLabel, connect, payTo) => {
+      const link = await create({ language });
+      const context = await browser.newContext();
+      await installWallet(context, f, f.players[1]!);
+      const page = await context.newPage();
+      try {
+        await page.goto(link.url);
+        await page.getByRole('heading', { name: first }).waitFor();
+        expect(await page.locator('html').getAttribute('lang')).toBe(language);
+        await page.getByRole('button', { name: 'ETH' }).click();
+        await page.getByRole('heading', { name: connect }).waitFor();
+        // The summary's labels in the language: who is paid first, then the chosen network.
+        await expect
+          .poll(async () => (await page.locator('.summary dt').allTextContents()).slice(0, 2), {
+            timeout: POLL_MS,
+          })
+          .toEqual([payTo, networkLabel]);
+      } finally {
+        await context.close();
+      }
+    },
+  );
 
   it('a dropped socket: polling meanwhile, then the subscription again', async () => {
     const link = await create();

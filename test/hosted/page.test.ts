@@ -66,11 +66,16 @@ const outcome = (page: Page, text: string, kind = 'success') =>
 
 describe.skipIf(noBrowser)('the hosted page', () => {
   it('takes a deposit with no prefill through approval and payment to completed, and the webhook is sent', async () => {
-    const link = await create();
+    await f.t.app.services.merchants.update(f.t.app.fork(), f.merchant.id, { displayName: 'Acme Games' });
+    const link = await create({ external_order_id: 'order-7781' });
     await open(0, async (page, wallet) => {
       const problems = watchProblems(page);
       await page.goto(link.url);
       await page.getByRole('heading', { name: 'Choose a network' }).waitFor();
+      // Who is paid and for which order, before anything is signed.
+      await expect
+        .poll(() => page.locator('.summary').textContent(), { timeout: POLL_MS })
+        .toContain('Pay toAcme GamesOrderorder-7781');
       await page.getByRole('button', { name: 'ETH' }).click();
       await page.getByRole('button', { name: 'Connect wallet' }).click();
       await page.getByRole('heading', { name: 'Choose a coin' }).waitFor();
@@ -88,6 +93,12 @@ describe.skipIf(noBrowser)('the hosted page', () => {
       await page.getByRole('heading', { name: 'Confirm the payment' }).waitFor();
       await page.locator('[data-wallet-action]').click();
       await outcome(page, 'Payment received. Thank you!');
+      // The completed step shows the transaction that paid.
+      const { txHash } = await f.t.app.services.hosted.link(f.t.app.fork(), link.token);
+      expect(txHash).toMatch(/^0x[0-9a-f]{64}$/);
+      await expect
+        .poll(() => page.locator('.summary').textContent(), { timeout: POLL_MS })
+        .toContain(`Transaction${txHash}`);
       expect(wallet.calls).toContain('wallet_switchEthereumChain');
       expect(wallet.calls.filter((m) => m === 'eth_sendTransaction')).toHaveLength(2);
       await hooks.runDue();

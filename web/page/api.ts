@@ -46,6 +46,12 @@ export interface LinkInfo {
   expires_at?: string | null;
   paid: boolean;
   return_url?: string | null;
+  /** Who the player pays (the merchant's display name). */
+  merchant_name?: string | null;
+  /** The merchant's reference of the order. */
+  order_reference?: string | null;
+  /** The payment transaction, once reported or found. */
+  tx_hash?: string | null;
 }
 
 /** An error envelope (section 7.1), or a network failure (`status` 0, code `network`). */

@@ -78,9 +78,13 @@ function summary(): HTMLElement | null {
   const info = state.info;
   if (!info) return null;
   const rows: [string, string][] = [];
+  if (info.merchant_name) rows.push([tr('pay_to'), info.merchant_name]);
+  if (info.order_reference) rows.push([tr('order'), info.order_reference]);
   if (info.network) rows.push([tr('network'), info.network.toUpperCase()]);
   if (info.token) rows.push([tr('token'), info.token]);
   if (info.amount) rows.push([tr('amount'), `${info.amount}${info.token ? ` ${info.token}` : ''}`]);
+  // Once the order is settled, the transaction that paid it (or the one that reverted).
+  if (info.tx_hash && TERMINAL.has(state.step?.step ?? '')) rows.push([tr('transaction'), info.tx_hash]);
   const timed = info.expires_at && !info.paid && OPEN_STEPS.has(state.step?.step ?? '');
   if (rows.length === 0 && !timed) return null;
   return h(

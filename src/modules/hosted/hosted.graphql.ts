@@ -21,7 +21,8 @@ const HostedLinkRef = builder.objectRef<HostedLink>('HostedLink').implement({
 });
 
 const HostedLinkInfoRef = builder.objectRef<HostedLinkInfo>('HostedLinkInfo').implement({
-  description: 'What the hosted page shows around the steps: language, the order so far, expiry, return URL.',
+  description:
+    'What the hosted page shows around the steps: who is paid, the order so far, language, expiry, return URL, transaction.',
   fields: (t) => ({
     session: t.exposeString('session'),
     language: t.exposeString('language', { description: '`en`, `ru` or `es`.' }),
@@ -37,6 +38,17 @@ const HostedLinkInfoRef = builder.objectRef<HostedLinkInfo>('HostedLinkInfo').im
       description: 'A payment is reported or found: the link no longer expires.',
     }),
     returnUrl: t.exposeString('returnUrl', { nullable: true }),
+    merchantName: t.exposeString('merchantName', {
+      description: 'Who the player pays: the merchant’s display name (set by operators), else its name.',
+    }),
+    orderReference: t.exposeString('orderReference', {
+      nullable: true,
+      description: 'The merchant’s reference of the order (`external_order_id`), if it gave one.',
+    }),
+    txHash: t.exposeString('txHash', {
+      nullable: true,
+      description: 'The payment transaction once found on chain, else the one the player reported.',
+    }),
   }),
 });
 

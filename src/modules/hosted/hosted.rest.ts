@@ -62,8 +62,9 @@ export const hostedRoutes = defineRoutes([
     summary: 'Read the link around the steps (hosted page)',
     description:
       'What the page shows besides the step: its language, network, token and amount so far, the link expiry ' +
-      '(which applies only while no payment is reported or found) and the return URL. Errors as hpp/status.',
-    operation: `query ($input: HostedStatusInput!) { result: hostedLink(input: $input) { session language network token amount expires_at: expiresAt paid return_url: returnUrl } }`,
+      '(which applies only while no payment is reported or found), the return URL, who is paid, the order ' +
+      'reference and the payment transaction. Errors as hpp/status.',
+    operation: `query ($input: HostedStatusInput!) { result: hostedLink(input: $input) { session language network token amount expires_at: expiresAt paid return_url: returnUrl merchant_name: merchantName order_reference: orderReference tx_hash: txHash } }`,
     request: hostedStatusRequest,
     response: hostedLinkInfoResponse,
     errors: [400, 404, 410, 503],

@@ -56,4 +56,7 @@ export const hostedLinkInfoResponse = z.object({
   expires_at: z.string().optional().describe('Link expiry (ISO 8601); applies only while paid is false.'),
   paid: z.boolean().describe('A payment is reported or found: the link no longer expires.'),
   return_url: z.string().optional().describe('Where the page sends the player after a terminal step.'),
+  merchant_name: z.string().describe('Who the player pays: the merchant display name, else its name.'),
+  order_reference: z.string().optional().describe("The merchant's external_order_id, if it gave one."),
+  tx_hash: z.string().optional().describe('The payment transaction once found, else the one reported.'),
 });

@@ -1,6 +1,8 @@
 import type { Config } from '../../config.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { AppError, notFound, unavailable, validation } from '../../errors.ts';
+import { Payment } from '../ledger/payment.entity.ts';
+import { Merchant } from '../merchant/merchant.entity.ts';
 import { Session } from '../session/session.entity.ts';
 import { normaliseLanguage } from '../session/session.i18n.ts';
 import type { InitRequest } from '../session/session.schemas.ts';
@@ -33,6 +35,12 @@ export interface HostedLinkInfo {
   /** Whether a payment is reported or found: the link no longer expires, the page shows the outcome. */
   paid: boolean;
   returnUrl: string | null;
+  /** Who the player pays: the merchant's display name, else its name. */
+  merchantName: string;
+  /** The merchant's own reference of the order (`external_order_id`), if it gave one. */
+  orderReference: string | null;
+  /** The payment's transaction once found on chain, else the one the player reported. */
+  txHash: string | null;
 }
 
 /** After a session ended with a payment, its status stays readable this long (D12). */
@@ -148,6 +156,11 @@ export class HostedService {
   /** `hpp/link`: what the page shows around the steps, under the same token rules as status. */
   async link(em: EntityManager, token: string | null | undefined): Promise<HostedLinkInfo> {
     const session = await this.resolve(em, token);
+    const read = em.fork();
+    const [merchant, payment] = await Promise.all([
+      read.findOneOrFail(Merchant, { id: session.merchant.id }),
+      session.payment ? read.findOne(Payment, { id: session.payment.id }) : null,
+    ]);
     return {
       session: session.id,
       language: normaliseLanguage(session.language),
@@ -157,6 +170,9 @@ export class HostedService {
       expiresAt: session.hostedExpiresAt ?? null,
       paid: Boolean(session.reportedTxHash || session.payment),
       returnUrl: session.returnUrl ?? null,
+      merchantName: merchant.displayName || merchant.name,
+      orderReference: session.externalOrderId ?? null,
+      txHash: payment?.txHash ?? session.reportedTxHash ?? null,
     };
   }
 

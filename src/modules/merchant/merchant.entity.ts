@@ -7,6 +7,8 @@ export const MerchantSchema = defineEntity({
   properties: {
     id: p.string().length(40).primary(),
     name: p.string().length(200),
+    /** What players see on the hosted page (operators set it); unset: `name`. */
+    displayName: p.string().length(200).nullable(),
     /** Default webhook target; per-session/payout `callback_url`s override it. */
     webhookUrl: p.string().length(2048).nullable(),
     webhooksEnabled: p.boolean().default(true),

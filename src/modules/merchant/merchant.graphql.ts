@@ -29,6 +29,10 @@ const MerchantRef = builder.objectRef<Merchant>('Merchant').implement({
   fields: (t) => ({
     id: t.exposeID('id'),
     name: t.exposeString('name'),
+    displayName: t.exposeString('displayName', {
+      nullable: true,
+      description: 'What players see on the hosted page; null: `name`.',
+    }),
     webhookUrl: t.exposeString('webhookUrl', { nullable: true }),
     webhooksEnabled: t.exposeBoolean('webhooksEnabled'),
     tronPayoutWallet: t.exposeString('tronPayoutWallet', { nullable: true }),
@@ -84,6 +88,11 @@ builder.queryFields((t) => ({
 const MerchantInput = builder.inputType('MerchantInput', {
   fields: (t) => ({
     name: t.string({ required: false, validate: z.string().min(1).max(200) }),
+    displayName: t.string({
+      required: false,
+      description: 'Shown to players on the hosted page; an empty string clears it (the name is shown).',
+      validate: z.string().max(200),
+    }),
     webhookUrl: t.string({ required: false, validate: httpUrl }),
     webhooksEnabled: t.boolean({ required: false }),
     tronPayoutWallet: t.string({ required: false }),
@@ -105,13 +114,15 @@ builder.mutationFields((t) => ({
   }),
   updateMerchant: t.field({
     type: MerchantRef,
-    description: 'Updates name, default webhook URL, webhook switch and the Tron payout wallet.',
+    description:
+      'Updates name, display name, default webhook URL, webhook switch and the Tron payout wallet.',
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: MerchantInput, required: true }) },
     resolve: async (_, { id, input }, ctx) => {
       requireOperator(ctx);
       await ctx.services.merchants.checkWebhookUrl(input.webhookUrl);
       return ctx.services.merchants.update(ctx.em, String(id), {
         name: input.name ?? undefined,
+        displayName: input.displayName === undefined ? undefined : input.displayName?.trim() || null,
         webhookUrl: input.webhookUrl,
         webhooksEnabled: input.webhooksEnabled ?? undefined,
         tronPayoutWallet: input.tronPayoutWallet,

@@ -70,6 +70,7 @@ export class MerchantService {
     id: string,
     patch: {
       name?: string;
+      displayName?: string | null;
       webhookUrl?: string | null;
       webhooksEnabled?: boolean;
       tronPayoutWallet?: string | null;
