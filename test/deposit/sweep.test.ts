@@ -171,6 +171,8 @@ describe('the sweeper', () => {
   });
   it('a deposit arriving while a sweep is on its way stays for the next sweep; the fee wallet takes each credited fee', async () => {
     const d = await f.address('sweep-mid');
+    // One sweep at a time per network: the earlier ones settle first (they need final blocks).
+    await until(sweeps, (s) => s.every((x: Body) => x.status === 'done' || x.status === 'failed'), 40_000);
     const walletBefore = await f.balance('USDC', f.wallet);
     const feesBefore = await f.balance('USDC', f.feeWallet);
     // Blocks only when this test mines them, and no automine: the sweep's transaction waits in the pool.
@@ -178,13 +180,15 @@ describe('the sweeper', () => {
     await f.send('USDC', d, '4');
     await f.provider.send('evm_setAutomine', [false]);
     try {
-      // Blocks until the deposit is credited, then none: its sweep is decided and sent into the pool.
+      // Blocks until its sweep is decided (the deposit claimed by one), then none: the sweep's
+      // transaction, sent after that commit, waits in the pool. Checked before each block is mined.
       await until(
         async () => {
-          await f.provider.send('anvil_mine', ['0x1']);
-          return depositsOf('sweep-mid');
+          const rows = await depositsOf('sweep-mid');
+          if (!rows[0]?.sweep_id) await f.provider.send('anvil_mine', ['0x1']);
+          return rows;
         },
-        (rows) => rows[0]?.status === 'credited',
+        (rows) => Boolean(rows[0]?.sweep_id),
         40_000,
       );
       const relayed = await until(
@@ -199,6 +203,7 @@ describe('the sweeper', () => {
         (rows) => rows.length > 0,
         40_000,
       );
+      expect(relayed, 'the sweep transaction waits in the pool').not.toHaveLength(0);
       // A second deposit lands in the sweep's own block, ahead of it (a higher tip).
       const usdc = contractAt('TestToken', f.contracts.tokens.USDC!.address, f.player);
       const nonce = Number(
