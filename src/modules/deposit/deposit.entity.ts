@@ -84,7 +84,13 @@ export const DepositSchema = defineEntity({
     /** The sweep that carries it (null: not swept yet, or its sweep failed and it waits for the next). */
     sweepId: p.string().length(40).nullable(),
     sweptAt: p.datetime().nullable(),
+    /** Guards transitions (deposit.transition.ts): a change computed from another version writes nothing. */
+    version: p.integer().default(0),
     createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export class Deposit extends DepositSchema.class {}

@@ -92,10 +92,10 @@ export async function recordDeposits(
   });
   const inserted = await em.execute<{ id: string }[]>(
     `insert into deposits (id, payment_id, address_id, merchant_id, network, player_id, token, token_address, decimals,
-                           amount_raw, fee_raw, credited_raw, tx_hash, log_index, block_number, status, created_at)
+                           amount_raw, fee_raw, credited_raw, tx_hash, log_index, block_number, status, created_at, updated_at)
      select r.id, r."paymentId", r."addressId", r."merchantId", ?, r."playerId", r.token, r."tokenAddress", r.decimals,
             r."amountRaw"::numeric, r."feeRaw"::numeric, r."creditedRaw"::numeric, r."txHash", r."logIndex",
-            r."blockNumber", 'pending', now()
+            r."blockNumber", 'pending', now(), now()
        from jsonb_to_recordset(?::jsonb) as r(id text, "paymentId" bigint, "addressId" bigint, "merchantId" text,
             "playerId" text, token text, "tokenAddress" text, decimals int, "amountRaw" text, "feeRaw" text,
             "creditedRaw" text, "txHash" text, "logIndex" int, "blockNumber" bigint)

@@ -1,21 +1,39 @@
+import { checkMove, col, defineAggregate, type OnStale, type TransitionResult } from '../../db/aggregate.ts';
+import { notApplied, untilApplied } from '../../db/fresh-reads.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { publish, topic } from '../../db/pubsub.ts';
 import { formatUnits } from '../../money.ts';
 import { enqueueWebhooks } from '../webhook/outbox.ts';
 import { type DepositNetwork, shownAddress } from './deposit.chain.ts';
+import type { DepositStatus } from './deposit.entity.ts';
 
 /**
  * The one way a deposit settles (D8, section 6.5): a pending deposit whose block became final is
  * `credited` (above the fee) with its `deposit.confirmed` in the outbox, or `below_fee` (recorded for
- * operators, never credited, no event), in the caller's transaction. Set-based: one UPDATE for every
- * deposit of the network that became final, however many.
+ * operators, never credited, no event), in the caller's transaction. Written by the shared transition
+ * engine (src/db/aggregate.ts): one version-guarded UPDATE for every deposit of the network that became
+ * final, however many.
  */
 
 /** Published on every settled deposit: its id and merchant; subscribers read the row. */
 export const depositChanged = topic('deposit_changed', ['id', 'merchantId']);
 
-interface SettledRow {
+/** What each kind of change may leave and reach, and the webhook it sends. */
+export const DEPOSIT_TRANSITIONS = {
+  /** Final and above the fee. */
+  credited: { from: ['pending'], to: ['credited'], event: 'deposit.confirmed' },
+  /** Final, at or below the fee: recorded for operators only. */
+  below_fee: { from: ['pending'], to: ['below_fee'] },
+} as const satisfies Record<
+  string,
+  { from: readonly DepositStatus[]; to: readonly DepositStatus[]; event?: 'deposit.confirmed' }
+>;
+
+/** What a transition reads of the deposit: the guard, and the fields of its webhook. */
+export interface DepositSnapshot {
   id: string;
+  version: number;
+  status: DepositStatus;
   merchant_id: string;
   player_id: string;
   address: string;
@@ -27,55 +45,112 @@ interface SettledRow {
   tx_hash: string;
   block_number: string;
   log_index: number;
-  status: 'credited' | 'below_fee';
-  credited_at: Date;
 }
 
-/** Settles the network's pending deposits of blocks up to `finalized`. Returns how many were credited. */
+const COLUMNS = {
+  status: col.text<DepositStatus>('status'),
+  creditedAt: col.timestamptz('credited_at'),
+};
+
+export interface DepositChange {
+  kind: keyof typeof DEPOSIT_TRANSITIONS;
+  deposit: DepositSnapshot;
+  network: DepositNetwork;
+  /** When it settled (`credited_at`, the webhook's time). */
+  at: Date;
+}
+
+const deposits = defineAggregate<DepositChange, typeof COLUMNS>({
+  table: 'deposits',
+  columns: COLUMNS,
+  subject: (change) => change.deposit,
+  set: (change) => ({ status: change.kind, creditedAt: change.at }),
+  check: (change) =>
+    checkMove(
+      DEPOSIT_TRANSITIONS,
+      change.kind,
+      `deposit ${change.deposit.id}`,
+      change.deposit.status,
+      change.kind,
+    ),
+  async announce(em, done) {
+    // Events in chain order.
+    const ordered = [...done].sort(
+      (a, b) =>
+        Number(a.deposit.block_number) - Number(b.deposit.block_number) ||
+        a.deposit.log_index - b.deposit.log_index,
+    );
+    await enqueueWebhooks(em, ordered.filter((c) => c.kind === 'credited').map(webhookOf));
+    await publish(
+      em,
+      depositChanged,
+      ordered.map((c) => ({ id: c.deposit.id, merchantId: c.deposit.merchant_id })),
+    );
+  },
+});
+
+/** Applies deposit changes in `em`'s transaction; `onStale` says what a change computed from a stale version does. */
+export const transitionDeposits = (
+  em: EntityManager,
+  changes: readonly DepositChange[],
+  onStale: OnStale,
+): Promise<TransitionResult<DepositChange>> => deposits.apply(em, changes, onStale);
+
+/**
+ * Settles the network's pending deposits of blocks up to `finalized`. Returns how many were credited.
+ * Decided from chain data, so a change that loses its version race is decided again from a fresh,
+ * locked read (src/db/fresh-reads.ts), never dropped.
+ */
 export async function settleFinalDeposits(
   em: EntityManager,
   network: DepositNetwork,
   finalized: number,
 ): Promise<number> {
-  const rows = await em.execute<SettledRow[]>(
-    `update deposits d
-        set status = case when d.credited_raw > 0 then 'credited' else 'below_fee' end, credited_at = now()
-       from deposit_addresses a
-      where d.network = ? and d.status = 'pending' and d.block_number <= ? and a.id = d.address_id
-      returning d.id, d.merchant_id, d.player_id, a.address, d.token, d.decimals, d.amount_raw::text,
-                d.fee_raw::text, d.credited_raw::text, d.tx_hash, d.block_number::text, d.log_index, d.status, d.credited_at`,
-    [network.id, finalized],
-  );
-  // Events in chain order (an UPDATE returns rows in no particular order).
-  rows.sort((a, b) => Number(a.block_number) - Number(b.block_number) || a.log_index - b.log_index);
-  const credited = rows.filter((r) => r.status === 'credited');
-  await enqueueWebhooks(
-    em,
-    credited.map((d) => ({
-      merchantId: d.merchant_id,
-      event: 'deposit.confirmed' as const,
-      subjectId: d.id,
-      occurredAt: new Date(d.credited_at),
-      body: {
-        deposit_id: d.id,
-        merchant_id: d.merchant_id,
-        player_id: d.player_id,
-        address: shownAddress(network, d.address),
-        network: network.id,
-        token: d.token,
-        amount: formatUnits(BigInt(d.amount_raw), d.decimals),
-        amount_raw: d.credited_raw,
-        credited: formatUnits(BigInt(d.credited_raw), d.decimals),
-        fee: formatUnits(BigInt(d.fee_raw), d.decimals),
-        tx_hash: d.tx_hash,
-        block: Number(d.block_number),
-      },
-    })),
-  );
-  await publish(
-    em,
-    depositChanged,
-    rows.map((d) => ({ id: d.id, merchantId: d.merchant_id })),
-  );
-  return credited.length;
+  let credited = 0;
+  await untilApplied('deposit credits', async (pass) => {
+    const rows = await em.execute<DepositSnapshot[]>(
+      `select d.id, d.version, d.status, d.merchant_id, d.player_id, a.address, d.token, d.decimals,
+              d.amount_raw::text, d.fee_raw::text, d.credited_raw::text, d.tx_hash, d.block_number::text, d.log_index
+         from deposits d join deposit_addresses a on a.id = d.address_id
+        where d.network = ? and d.status = 'pending' and d.block_number <= ?
+        ${pass.fresh ? 'for update of d' : ''}`,
+      [network.id, finalized],
+    );
+    const at = new Date();
+    const changes = rows.map(
+      (deposit): DepositChange => ({
+        kind: BigInt(deposit.credited_raw) > 0n ? 'credited' : 'below_fee',
+        deposit,
+        network,
+        at,
+      }),
+    );
+    const { applied } = await transitionDeposits(em, changes, 'report');
+    credited += changes.filter((c) => c.kind === 'credited' && applied.has(c.deposit.id)).length;
+    return notApplied(changes, applied, (c) => c.deposit.id);
+  });
+  return credited;
+}
+
+function webhookOf({ deposit: d, network, at }: DepositChange) {
+  return {
+    merchantId: d.merchant_id,
+    event: 'deposit.confirmed' as const,
+    subjectId: d.id,
+    occurredAt: at,
+    body: {
+      deposit_id: d.id,
+      merchant_id: d.merchant_id,
+      player_id: d.player_id,
+      address: shownAddress(network, d.address),
+      network: network.id,
+      token: d.token,
+      amount: formatUnits(BigInt(d.amount_raw), d.decimals),
+      amount_raw: d.credited_raw,
+      credited: formatUnits(BigInt(d.credited_raw), d.decimals),
+      fee: formatUnits(BigInt(d.fee_raw), d.decimals),
+      tx_hash: d.tx_hash,
+      block: Number(d.block_number),
+    },
+  };
 }
