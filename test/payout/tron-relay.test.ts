@@ -1,8 +1,8 @@
 import { getBytes, MaxUint256, Wallet } from 'ethers';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { contractAt } from '../../src/chains/contracts.ts';
 import { networkFileSchema } from '../../src/chains/networks.ts';
-import { evmToTron, tronToEvm } from '../../src/chains/tron/address.ts';
+import { evmToTron, toTronHex, tronToEvm } from '../../src/chains/tron/address.ts';
 import { decodeRaw } from '../../src/chains/tron/tx-raw.ts';
 import {
   DEFAULT_DEV_TOKENS,
@@ -176,3 +176,59 @@ it('refuses at create a tron batch whose estimated energy costs more than the ne
   // A small batch fits under the same cap.
   expect((await batchOf('tron-capped', 2)).status).toBe(200);
 });
+
+it('logs a relay that ran out of energy at error level and pays it with a wider margin from a fresh estimate', async () => {
+  // The node underestimates once (state moved between estimate and run): the first relay runs out.
+  const network = t.app.services.payoutChains.network('tron');
+  const http = t.app.services.relayer.deps.clients.tronHttp(network);
+  const post = http.post.bind(http);
+  const router = toTronHex(contracts.payoutRouter);
+  let underestimated = 0;
+  const spy = vi.spyOn(http, 'post').mockImplementation(async (path, body, options) => {
+    const { contract_address: target, data } = body as { contract_address?: string; data?: string };
+    // The relay's own call (the order and its signature), not the router's views (nonceUsed, …).
+    const relayCall =
+      path === '/wallet/triggerconstantcontract' && target === router && (data?.length ?? 0) > 300;
+    if (relayCall && underestimated++ === 0)
+      return { result: { result: true }, energy_used: 25_000, constant_result: [''] } as never;
+    return post(path, body, options);
+  });
+  const errors = vi.spyOn(t.app.services.relayer.deps.logger, 'error');
+  try {
+    const recipient = Wallet.createRandom();
+    const { body } = await call('/v1/payouts', {
+      network: 'tron',
+      token: 'USDT',
+      amount: '2',
+      recipient: evmToTron(recipient.address),
+    });
+    const signature = await signOrder(payer, body.typed_data);
+    expect((await call('/v1/payouts/authorize', { payout: body.payout, signature })).body.status).toBe(
+      'authorized',
+    );
+    const done = await until(
+      async () => (await call('/v1/payouts/status', { payout: body.payout })).body,
+      (s: Body) => s.status === 'completed' || s.status === 'failed',
+      60_000,
+    );
+    expect(done.status).toBe('completed');
+    const txs = await t.app.fork().execute<{ hash: string; raw: string }[]>(
+      `select t.hash, t.raw from relay_transactions t join relay_requests r on r.id = t.request_id
+          where r.subject_id = ? order by t.id`,
+      [body.payout],
+    );
+    expect(txs).toHaveLength(2);
+    const limits = txs.map((x) => decodeRaw(getBytes(`0x${x.raw.split(':')[0]!}`)).feeLimit);
+    expect(limits[0]).toBe((25_000 * 210 * 120) / 100);
+    expect(limits[1]).toBeGreaterThan(limits[0]!);
+    const first = await t.app.services.chainClients.tronClient(network).getTxState(txs[0]!.hash);
+    expect(first.result).toBe('OUT_OF_ENERGY');
+    expect(errors).toHaveBeenCalledWith(
+      'a tron relay ran out of energy; its fee limit was burned',
+      expect.objectContaining({ tx: txs[0]!.hash }),
+    );
+  } finally {
+    spy.mockRestore();
+    errors.mockRestore();
+  }
+}, 90_000);
