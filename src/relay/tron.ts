@@ -1,8 +1,10 @@
 import { LockMode } from '@mikro-orm/core';
-import { SigningKey } from 'ethers';
+import { getBytes, SigningKey } from 'ethers';
 import type { NetworkConfig } from '../chains/networks.ts';
 import { signedFromParts } from '../chains/tron/broadcast.ts';
 import { energyPrices, estimateEnergy, feeLimitCap, feeLimitFor } from '../chains/tron/energy.ts';
+import { decodeRaw } from '../chains/tron/tx-raw.ts';
+import type { EntityManager } from '../db/orm.ts';
 import { isAppError } from '../errors.ts';
 import { formatUnits } from '../money.ts';
 import { kickStale } from './evm-watch.ts';
@@ -70,6 +72,19 @@ export async function sendTron(relayer: Relayer, network: NetworkConfig, id: num
   // Each earlier attempt that ran out of energy widens the margin.
   const outOfEnergy = /OUT_OF_ENERGY/.test(request.lastError ?? '') ? request.attempts : 0;
   const feeLimit = feeLimitFor(energy, prices, cap, outOfEnergy);
+  if (outOfEnergy > 0 && feeLimit === cap && (await lastFeeLimit(em, id)) >= cap) {
+    // It already ran out with all the cap allows: sending it again would only burn the cap again.
+    relayer.deps.logger.error('a tron relay ran out of energy at the fee limit cap; it is not sent again', {
+      request: id,
+      network: network.id,
+      cap: cap.toString(),
+    });
+    return abandon(
+      relayer,
+      id,
+      `out_of_energy: ran out of energy at the fee limit cap of ${formatUnits(cap, 6)} TRX; not sent again`,
+    );
+  }
   if (feeLimit === undefined) {
     const message = `needs about ${energy} energy (${formatUnits(energy * prices.energyFee, 6)} TRX), above the fee limit cap of ${formatUnits(cap, 6)} TRX`;
     relayer.deps.logger.error('a tron relay costs more than the fee limit cap allows', {
@@ -112,6 +127,14 @@ export async function sendTron(relayer: Relayer, network: NetworkConfig, id: num
     return row;
   });
   if (stored) await broadcastTron(relayer, network, stored);
+}
+
+/** The fee limit (sun) of the request's latest transaction; 0 when it has none. */
+async function lastFeeLimit(em: EntityManager, request: number): Promise<bigint> {
+  const last = await em.findOne(RelayTransaction, { request }, { orderBy: { id: 'desc' } });
+  if (!last) return 0n;
+  const [rawHex] = last.raw.split(':');
+  return BigInt(decodeRaw(getBytes(`0x${rawHex}`)).feeLimit);
 }
 
 async function broadcastTron(

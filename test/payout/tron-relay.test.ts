@@ -232,3 +232,58 @@ it('logs a relay that ran out of energy at error level and pays it with a wider 
     errors.mockRestore();
   }
 }, 90_000);
+
+it('stops a relay that ran out of energy with all the cap allows: one fee limit burned, never sent again', async () => {
+  const network = t.app.services.payoutChains.network('tron');
+  const http = t.app.services.relayer.deps.clients.tronHttp(network);
+  const post = http.post.bind(http);
+  const router = toTronHex(contracts.payoutRouter);
+  // The node keeps underpricing the call, and the cap is that estimate with its margin.
+  const spy = vi.spyOn(http, 'post').mockImplementation(async (path, body, options) => {
+    const { contract_address: target, data } = body as { contract_address?: string; data?: string };
+    if (path === '/wallet/triggerconstantcontract' && target === router && (data?.length ?? 0) > 300)
+      return { result: { result: true }, energy_used: 25_000, constant_result: [''] } as never;
+    return post(path, body, options);
+  });
+  const cap = (25_000 * 210 * 120) / 100;
+  const saved = network.relay;
+  network.relay = { ...saved, feeLimitSun: cap };
+  const errors = vi.spyOn(t.app.services.relayer.deps.logger, 'error');
+  try {
+    const { body } = await call('/v1/payouts', {
+      network: 'tron',
+      token: 'USDT',
+      amount: '2',
+      recipient: evmToTron(Wallet.createRandom().address),
+    });
+    const signature = await signOrder(payer, body.typed_data);
+    await call('/v1/payouts/authorize', { payout: body.payout, signature });
+    const [request] = await until(
+      () =>
+        t.app
+          .fork()
+          .execute<{ id: string; status: string; last_error: string | null }[]>(
+            `select id, status, last_error from relay_requests where subject_id = ?`,
+            [body.payout],
+          ),
+      (rows) => rows[0]?.status === 'abandoned',
+      60_000,
+    );
+    expect(request).toMatchObject({ status: 'abandoned' });
+    expect(request!.last_error).toMatch(/^out_of_energy: ran out of energy at the fee limit cap of 6\.3 TRX/);
+    const txs = await t.app
+      .fork()
+      .execute<{ raw: string }[]>(`select raw from relay_transactions where request_id = ?`, [request!.id]);
+    expect(txs.map((x) => decodeRaw(getBytes(`0x${x.raw.split(':')[0]!}`)).feeLimit)).toEqual([cap]);
+    expect(errors).toHaveBeenCalledWith(
+      'a tron relay ran out of energy at the fee limit cap; it is not sent again',
+      expect.objectContaining({ request: Number(request!.id) }),
+    );
+    // Nothing left the wallet, but the payout is failed only once its deadline is final on chain.
+    expect((await call('/v1/payouts/status', { payout: body.payout })).body.status).not.toBe('failed');
+  } finally {
+    network.relay = saved;
+    spy.mockRestore();
+    errors.mockRestore();
+  }
+}, 90_000);
