@@ -154,7 +154,7 @@ export class BatchService {
         .execute('run');
       if (rows.affectedRows === 0) return false;
       // An item reference taken meanwhile by another payout rolls the whole batch back (409).
-      const taken = await tx.getConnection().execute<{ external_id: string }[]>(
+      const taken = await tx.execute<{ external_id: string }[]>(
         `insert into payouts (id, merchant_id, external_id, batch_id, batch_index, order_index, network, token,
            token_address, amount, amount_raw, recipient, recipient_hex, callback_url, payer, router, chain_id,
            nonce, deadline, status, version, created_at, updated_at)
