@@ -15,7 +15,7 @@
  *   batch:show  --batch pb_…
  *   relayers                                  (each network's relayer wallet: balance, queue, out of gas)
  *   contracts:deploy --network-file F --network ID --key-file K --fee-wallet ADDR [--owner ADDR] [--sweeper ADDR ...]
- *                                             (deploys the routers and the ForwarderFactory to the network's RPC,
+ *                                             (deploys the routers and the ForwarderFactory to the network's node, EVM or Tron,
  *                                              verifies them and writes their addresses into F; no database)
  */
 import { existsSync } from 'node:fs';

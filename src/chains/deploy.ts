@@ -1,13 +1,14 @@
-import { getAddress, type Signer, Wallet } from 'ethers';
+import { getAddress, Interface, type Signer, Wallet } from 'ethers';
 import { parseUnits } from '../money.ts';
-import { contractAt, deployContract, pendingNonce } from './contracts.ts';
+import { abi, type ContractName, deployContract, pendingNonce } from './contracts.ts';
 import { create2PrefixOf, type NetworkConfig } from './networks.ts';
 
 /**
- * Deploys the gateway's contracts to an EVM chain: PaymentRouter, PayoutRouter, BatchPayoutRouter and
+ * Deploys the gateway's contracts: PaymentRouter, PayoutRouter, BatchPayoutRouter and
  * ForwarderFactory (which deploys its DepositForwarder implementation), with the chain's CREATE2 prefix,
- * the sweepers and per-token fees set, ownership moved last; then reads every setting back. The
- * embedded stack and `npm run cli -- contracts:deploy` both use it.
+ * the sweepers and per-token fees set, ownership moved last; then reads every setting back. One
+ * algorithm for every chain: an EVM JSON-RPC node ({@link evmDeployTarget}) or a Tron node's HTTP API
+ * (`tronDeployTarget`). The embedded stack and `npm run cli -- contracts:deploy` both use it.
  */
 
 export interface GatewayDeployment {
@@ -19,6 +20,40 @@ export interface GatewayDeployment {
   forwarderImplementation: string;
 }
 
+/** A chain and the account deploying to it. Addresses are `0x` hex; calldata and results `0x` hex. */
+export interface DeployTarget {
+  /** The deploying account. */
+  readonly deployer: string;
+  /** Deploys `name` with constructor `args`; the contract's address once it is mined. */
+  deploy(name: ContractName, args: readonly unknown[]): Promise<string>;
+  /** A call from the deployer, resolved once mined successfully; anything else throws naming `what`. */
+  send(to: string, data: string, what: string): Promise<void>;
+  /** A read-only call's return data. */
+  read(to: string, data: string): Promise<string>;
+  hasCode(address: string): Promise<boolean>;
+  /** How the chain's people write an address, for progress lines (Tron: base58). */
+  display?(address: string): string;
+  /** Resolves once everything sent is final, where the chain says so (Tron: solidified). */
+  settle?(): Promise<void>;
+}
+
+/** The target of an EVM chain: `signer` and its provider. */
+export async function evmDeployTarget(signer: Signer): Promise<DeployTarget> {
+  const provider = signer.provider;
+  if (!provider) throw new Error('the deploying signer needs a provider');
+  return {
+    deployer: getAddress(await signer.getAddress()),
+    deploy: async (name, args) => (await deployContract(signer, name, args)).address,
+    async send(to, data, what) {
+      const nonce = await pendingNonce(signer);
+      const receipt = await (await signer.sendTransaction({ to, data, nonce })).wait();
+      if (receipt?.status !== 1) throw new Error(`${what} failed: ${receipt?.hash}`);
+    },
+    read: (to, data) => provider.call({ to, data }),
+    hasCode: async (address) => (await provider.getCode(address)) !== '0x',
+  };
+}
+
 export interface GatewayDeployOptions {
   /** Receives the deposit-forwarder fees. */
   feeWallet: string;
@@ -28,43 +63,47 @@ export interface GatewayDeployOptions {
   fees?: readonly { token: string; raw: bigint }[];
   /** Accounts allowed to sweep (the service's relayer wallet). */
   sweepers?: readonly string[];
-  /** Owner of the factory once configured; default the deploying signer. */
+  /** Owner of the factory once configured; default the deploying account. */
   owner?: string;
   /** Told each step as it is done. */
   progress?: (step: string) => void;
 }
 
-export async function deployGateway(signer: Signer, opts: GatewayDeployOptions): Promise<GatewayDeployment> {
+const FACTORY = new Interface(abi('ForwarderFactory'));
+
+export async function deployGateway(
+  target: DeployTarget,
+  opts: GatewayDeployOptions,
+): Promise<GatewayDeployment> {
   const say = opts.progress ?? (() => {});
-  const deployer = await signer.getAddress();
-  const deployed = async (name: 'PaymentRouter' | 'PayoutRouter' | 'BatchPayoutRouter') => {
-    const { address } = await deployContract(signer, name);
-    say(`${name} ${address}`);
+  const deployed = async (name: ContractName, args: readonly unknown[] = []) => {
+    const address = getAddress(await target.deploy(name, args));
+    say(`${name} ${target.display?.(address) ?? address}`);
     return address;
   };
   const paymentRouter = await deployed('PaymentRouter');
   const payoutRouter = await deployed('PayoutRouter');
   const batchPayoutRouter = await deployed('BatchPayoutRouter');
-  const factory = await deployContract(signer, 'ForwarderFactory', factoryArgs(deployer, opts));
-  say(`ForwarderFactory ${factory.address}`);
-  const call = async (fn: string, ...args: unknown[]) => {
-    const nonce = await pendingNonce(signer);
-    const receipt = await (await factory.contract.getFunction(fn)(...args, { nonce })).wait();
-    if (receipt?.status !== 1) throw new Error(`ForwarderFactory.${fn} failed`);
-  };
+  const forwarderFactory = await deployed('ForwarderFactory', factoryArgs(target.deployer, opts));
+  const call = (fn: string, ...args: unknown[]) =>
+    target.send(forwarderFactory, FACTORY.encodeFunctionData(fn, args), `ForwarderFactory.${fn}`);
   for (const { token, raw } of opts.fees ?? []) if (raw > 0n) await call('setFee', token, raw);
   for (const sweeper of opts.sweepers ?? []) await call('setSweeper', sweeper, true);
-  const owner = opts.owner ? getAddress(opts.owner) : deployer;
-  if (owner !== deployer) await call('transferOwnership', owner);
-  const forwarderImplementation = getAddress(String(await factory.contract.getFunction('implementation')()));
+  const owner = opts.owner ? getAddress(opts.owner) : target.deployer;
+  if (owner !== target.deployer) await call('transferOwnership', owner);
+  await target.settle?.();
+  const [implementation] = FACTORY.decodeFunctionResult(
+    'implementation',
+    await target.read(forwarderFactory, FACTORY.encodeFunctionData('implementation')),
+  );
   const deployment = {
     paymentRouter,
     payoutRouter,
     batchPayoutRouter,
-    forwarderFactory: factory.address,
-    forwarderImplementation,
+    forwarderFactory,
+    forwarderImplementation: getAddress(String(implementation)),
   };
-  await verifyGateway(signer, deployment, { ...opts, owner });
+  await verifyGateway(target, deployment, { ...opts, owner });
   say('verified');
   return deployment;
 }
@@ -80,15 +119,16 @@ export const factoryArgs = (
  * sweepers and owner as asked. Throws naming the first thing that differs.
  */
 export async function verifyGateway(
-  runner: Signer,
+  target: Pick<DeployTarget, 'read' | 'hasCode'>,
   d: GatewayDeployment,
   opts: GatewayDeployOptions & { owner: string },
 ): Promise<void> {
-  const provider = runner.provider!;
   for (const [name, address] of Object.entries(d))
-    if ((await provider.getCode(address)) === '0x') throw new Error(`${name}: no code at ${address}`);
-  const factory = contractAt('ForwarderFactory', d.forwarderFactory, runner);
-  const read = async (fn: string, ...args: unknown[]) => factory.getFunction(fn)(...args) as Promise<unknown>;
+    if (!(await target.hasCode(address))) throw new Error(`${name}: no code at ${address}`);
+  const read = async (fn: string, ...args: unknown[]) => {
+    const out = await target.read(d.forwarderFactory, FACTORY.encodeFunctionData(fn, args));
+    return FACTORY.decodeFunctionResult(fn, out)[0] as unknown;
+  };
   const expect = (what: string, got: unknown, want: unknown) => {
     if (String(got).toLowerCase() !== String(want).toLowerCase())
       throw new Error(`ForwarderFactory ${what} reads ${String(got)}, not ${String(want)}`);

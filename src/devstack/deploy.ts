@@ -5,7 +5,7 @@
  */
 import { parseUnits, type Signer } from 'ethers';
 import { contractAt, deployContract, pendingNonce } from '../chains/contracts.ts';
-import { deployGateway } from '../chains/deploy.ts';
+import { deployGateway, evmDeployTarget } from '../chains/deploy.ts';
 
 /** A test token to deploy. */
 export interface DevTokenSpec {
@@ -99,7 +99,7 @@ export async function deployDevContracts(signer: Signer, opts: DeployDevOptions)
     }
   }
   // The gateway's own contracts, as a real network gets them (src/chains/deploy.ts).
-  const gateway = await deployGateway(signer, {
+  const gateway = await deployGateway(await evmDeployTarget(signer), {
     feeWallet: opts.feeWallet,
     create2Prefix: opts.create2Prefix ?? '0xff',
     fees: opts.tokens

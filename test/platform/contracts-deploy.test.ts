@@ -3,13 +3,18 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { id, Wallet } from 'ethers';
+import { Interface, id, Wallet } from 'ethers';
 import { beforeAll, expect, it } from 'vitest';
-import { contractAt, deployContract } from '../../src/chains/contracts.ts';
+import { abi, contractAt, deployContract } from '../../src/chains/contracts.ts';
 import { networkFileSchema } from '../../src/chains/networks.ts';
+import { contractExists } from '../../src/chains/tron/deploy.ts';
+import { createTronHttp } from '../../src/chains/tron/http.ts';
+import { callConstant } from '../../src/chains/tron/trc20.ts';
+import { TRON_CHAIN_ID } from '../../src/devstack/tron-facade/index.ts';
 import { forwarderAddress } from '../../src/modules/deposit/deposit.address.ts';
 import { freshAddress, fundedWallet, testChain } from '../contracts/helpers.ts';
 import { workerAnvil } from '../support/anvil.ts';
+import { deployToken, mine, tronChain } from '../tron/support.ts';
 
 /**
  * `npm run cli -- contracts:deploy` against a real node (this worker's anvil), as an operator runs it
@@ -103,11 +108,73 @@ it('deploys the routers and the factory, verifies them and writes their addresse
   );
 }, 120_000);
 
-it('refuses a node of another chain, an unknown network, a Tron network and a malformed key, deploying nothing', async () => {
+it('deploys to a Tron node through its HTTP API (the facade) and writes the addresses', async () => {
+  const tron = await tronChain();
+  const miner = setInterval(() => void mine(tron.provider, 1).catch(() => {}), 100);
+  try {
+    const { address: usdt } = await deployToken(tron.provider);
+    const relayer = Wallet.createRandom();
+    const feeWallet = freshAddress();
+    const file = networkFile([
+      {
+        id: 'tron',
+        kind: 'tron',
+        chainId: TRON_CHAIN_ID,
+        rpcUrls: [tron.facade.url],
+        create2Prefix: '0xff',
+        tokens: [{ symbol: 'USDT', address: usdt, decimals: 6, depositFee: '1' }],
+        relayerPrivateKey: relayer.privateKey,
+      },
+    ]);
+    const { stdout, stderr } = await cli([
+      'contracts:deploy',
+      '--network-file',
+      file,
+      '--network',
+      'tron',
+      '--key-file',
+      keyFile,
+      '--fee-wallet',
+      feeWallet,
+    ]);
+    // Tron people read base58 addresses: progress shows both spellings.
+    expect(stderr).toMatch(/PaymentRouter T[1-9A-HJ-NP-Za-km-z]{33} \(0x[0-9a-fA-F]{40}\)[\s\S]*verified/);
+    const printed = JSON.parse(stdout);
+    const written = networkFileSchema.parse(JSON.parse(readFileSync(file, 'utf8'))).networks[0]!;
+    expect(written.contracts.forwarderFactory).toBe(printed.forwarderFactory);
+    expect(written.feeWallet).toBe(feeWallet);
+    const http = createTronHttp({ network: written });
+    const factory = new Interface(abi('ForwarderFactory'));
+    const read = async (fn: string, ...args: unknown[]) =>
+      factory.decodeFunctionResult(
+        fn,
+        await callConstant(http, {
+          contract: printed.forwarderFactory,
+          data: factory.encodeFunctionData(fn, args),
+        }),
+      )[0];
+    expect(await read('fee', usdt)).toBe(1_000_000n);
+    expect(await read('isSweeper', relayer.address)).toBe(true);
+    expect(await read('feeWallet')).toBe(feeWallet);
+    for (const address of Object.values(printed).filter((v) => typeof v === 'string' && v.startsWith('0x')))
+      expect(await contractExists(http, address as string)).toBe(true);
+  } finally {
+    clearInterval(miner);
+  }
+}, 120_000);
+
+it('refuses a node of another chain, an unknown network, a Tron node without the tokens and a malformed key, deploying nothing', async () => {
+  const tron = await tronChain();
   const base = { kind: 'evm', rpcUrls: [rpcUrl], tokens: [] };
   const file = networkFile([
     { id: 'wrong', chainId: chainId + 1, ...base },
-    { id: 'tron', kind: 'tron', chainId: 728126428, rpcUrls: ['http://127.0.0.1:9'] },
+    {
+      id: 'nile',
+      kind: 'tron',
+      chainId: 3448148188,
+      rpcUrls: [tron.facade.url],
+      tokens: [{ symbol: 'USDT', address: freshAddress(), decimals: 6 }],
+    },
   ]);
   const badKey = path.join(dir, 'bad.key');
   writeFileSync(badKey, 'not a key\n');
@@ -128,7 +195,9 @@ it('refuses a node of another chain, an unknown network, a Tron network and a ma
     );
   expect(await run('wrong')).toMatch(new RegExp(`serves chain ${chainId}, not wrong's ${chainId + 1}`));
   expect(await run('nope')).toMatch(/has no network "nope"/);
-  expect(await run('tron')).toMatch(/deploying through the Tron HTTP API is not supported yet/);
+  expect(await run('nile')).toMatch(
+    /has no contract at nile's USDT address 0x[0-9a-fA-F]{40}: is it a node of nile\?/,
+  );
   const ok = networkFile([{ id: 'fine', chainId, ...base }]);
   expect(
     await cli([

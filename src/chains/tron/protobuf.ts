@@ -12,6 +12,8 @@ export const WIRE_LENGTH_DELIMITED = 2;
 export interface ProtoWriter {
   varint(field: number, value: bigint | number): ProtoWriter;
   bytes(field: number, value: Uint8Array): ProtoWriter;
+  /** An embedded message: written even when empty, since message fields have presence. */
+  message(field: number, value: Uint8Array): ProtoWriter;
   finish(): Uint8Array;
 }
 
@@ -40,7 +42,9 @@ export function protoWriter(): ProtoWriter {
       return writer;
     },
     bytes(field, value) {
-      if (value.length === 0) return writer;
+      return value.length === 0 ? writer : writer.message(field, value);
+    },
+    message(field, value) {
       encodeVarint(BigInt((field << 3) | WIRE_LENGTH_DELIMITED), out);
       encodeVarint(BigInt(value.length), out);
       for (const b of value) out.push(b);

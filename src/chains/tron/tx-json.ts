@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { toTronAddress, toTronHex } from './address.ts';
 import { bytesToHex, isHex, normalizeHex } from './hex.ts';
+import { CREATE_SMART_CONTRACT, CREATE_TYPE_URL, createContract, decodeCreate } from './tx-create.ts';
 import {
   decodeTrigger,
   encodeRaw,
@@ -13,8 +14,8 @@ import {
 
 /**
  * The JSON shape java-tron's HTTP API gives a transaction (`visible` false: addresses as `41…` hex;
- * true: base58). Only TriggerSmartContract is spelled out; it is the one contract type this project
- * builds, signs or broadcasts.
+ * true: base58). TriggerSmartContract is what the service builds, signs or broadcasts; CreateSmartContract
+ * is rendered too (contracts:deploy), but only a trigger is parsed back from JSON.
  */
 
 export interface TriggerValueJson {
@@ -26,9 +27,24 @@ export interface TriggerValueJson {
   token_id?: number;
 }
 
+export interface CreateValueJson {
+  owner_address: string;
+  new_contract: {
+    origin_address: string;
+    abi: object;
+    bytecode: string;
+    name?: string;
+    call_value?: number;
+    consume_user_resource_percent?: number;
+    origin_energy_limit?: number;
+  };
+  call_token_value?: number;
+  token_id?: number;
+}
+
 export interface RawDataJson {
   contract: {
-    parameter: { value: TriggerValueJson; type_url: string };
+    parameter: { value: TriggerValueJson | CreateValueJson; type_url: string };
     type: string;
     Permission_id?: number;
   }[];
@@ -52,33 +68,59 @@ export interface TransactionJson {
 const int64 = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
 const hex = z.string().refine(isHex, 'must be hex');
 
-const rawDataSchema = z.object({
-  contract: z
-    .array(
-      z.object({
-        type: z.literal('TriggerSmartContract'),
-        Permission_id: int64.optional(),
-        parameter: z.object({
-          type_url: z.literal(TRIGGER_TYPE_URL).optional(),
-          value: z.object({
-            owner_address: z.string(),
-            contract_address: z.string(),
-            data: hex.optional(),
-            call_value: int64.optional(),
-            call_token_value: int64.optional(),
-            token_id: int64.optional(),
-          }),
-        }),
-      }),
-    )
-    .length(1),
-  ref_block_bytes: hex,
-  ref_block_hash: hex,
-  expiration: int64,
-  fee_limit: int64.optional(),
-  timestamp: int64.optional(),
-  data: hex.optional(),
+const triggerSchema = z.object({
+  type: z.literal('TriggerSmartContract'),
+  Permission_id: int64.optional(),
+  parameter: z.object({
+    type_url: z.literal(TRIGGER_TYPE_URL).optional(),
+    value: z.object({
+      owner_address: z.string(),
+      contract_address: z.string(),
+      data: hex.optional(),
+      call_value: int64.optional(),
+      call_token_value: int64.optional(),
+      token_id: int64.optional(),
+    }),
+  }),
 });
+
+const createSchema = z.object({
+  type: z.literal('CreateSmartContract'),
+  Permission_id: int64.optional(),
+  parameter: z.object({
+    type_url: z.literal(CREATE_TYPE_URL).optional(),
+    value: z.object({
+      owner_address: z.string(),
+      new_contract: z.object({
+        origin_address: z.string().optional(),
+        // Only an empty ABI is carried (see tx-create.ts).
+        abi: z
+          .union([z.object({ entrys: z.array(z.never()).optional() }).strict(), z.array(z.never())])
+          .optional(),
+        bytecode: hex,
+        name: z.string().optional(),
+        call_value: int64.optional(),
+        consume_user_resource_percent: int64.optional(),
+        origin_energy_limit: int64.optional(),
+      }),
+      call_token_value: int64.optional(),
+      token_id: int64.optional(),
+    }),
+  }),
+});
+
+const rawDataSchema = (contract: z.ZodType<z.infer<typeof triggerSchema> | z.infer<typeof createSchema>>) =>
+  z.object({
+    contract: z.array(contract).length(1),
+    ref_block_bytes: hex,
+    ref_block_hash: hex,
+    expiration: int64,
+    fee_limit: int64.optional(),
+    timestamp: int64.optional(),
+    data: hex.optional(),
+  });
+const triggerRawData = rawDataSchema(triggerSchema);
+const anyRawData = rawDataSchema(z.discriminatedUnion('type', [triggerSchema, createSchema]));
 
 /** JSON numbers lose precision past 2^53; the node prints int64 as numbers, so refuse what would be garbled. */
 function jsonInt(value: bigint): number {
@@ -96,6 +138,30 @@ export function transactionJson(
   const rawBytes = encodeRaw(raw);
   const addr = (a: string) => (visible ? toTronAddress(a) : a);
   const contract = raw.contracts.map((c) => {
+    const common = {
+      ...(c.permissionId ? { Permission_id: c.permissionId } : {}),
+    };
+    if (c.type === CREATE_SMART_CONTRACT) {
+      const d = decodeCreate(c.parameter);
+      if (d.abi) throw new TypeError('a CreateSmartContract with an ABI is not rendered');
+      const value: CreateValueJson = {
+        owner_address: addr(d.ownerAddress),
+        new_contract: {
+          origin_address: addr(d.originAddress),
+          abi: {},
+          bytecode: d.bytecode,
+          ...(d.name ? { name: d.name } : {}),
+          ...(d.callValue ? { call_value: jsonInt(d.callValue) } : {}),
+          ...(d.consumeUserResourcePercent
+            ? { consume_user_resource_percent: jsonInt(d.consumeUserResourcePercent) }
+            : {}),
+          ...(d.originEnergyLimit ? { origin_energy_limit: jsonInt(d.originEnergyLimit) } : {}),
+        },
+        ...(d.callTokenValue ? { call_token_value: jsonInt(d.callTokenValue) } : {}),
+        ...(d.tokenId ? { token_id: jsonInt(d.tokenId) } : {}),
+      };
+      return { parameter: { value, type_url: c.typeUrl }, type: 'CreateSmartContract', ...common };
+    }
     if (c.type !== TRIGGER_SMART_CONTRACT) throw new TypeError(`contract type ${c.type} is not supported`);
     const t = decodeTrigger(c.parameter);
     const value: TriggerValueJson = {
@@ -106,11 +172,7 @@ export function transactionJson(
       ...(t.callTokenValue ? { call_token_value: jsonInt(t.callTokenValue) } : {}),
       ...(t.tokenId ? { token_id: jsonInt(t.tokenId) } : {}),
     };
-    return {
-      parameter: { value, type_url: c.typeUrl },
-      type: 'TriggerSmartContract',
-      ...(c.permissionId ? { Permission_id: c.permissionId } : {}),
-    };
+    return { parameter: { value, type_url: c.typeUrl }, type: 'TriggerSmartContract', ...common };
   });
   return {
     visible,
@@ -131,22 +193,15 @@ export function transactionJson(
 
 /**
  * Parses a `raw_data` JSON object back into a raw transaction, as a node does on
- * `broadcasttransaction`. Addresses may be in any spelling. Throws a TypeError on anything else.
+ * `broadcasttransaction`. Addresses may be in any spelling. One TriggerSmartContract, or with
+ * `creates` also one CreateSmartContract (a node's view; the service takes triggers only). Throws a
+ * TypeError on anything else.
  */
-export function rawFromJson(json: unknown): RawTransaction {
-  const parsed = rawDataSchema.safeParse(json);
+export function rawFromJson(json: unknown, opts: { creates?: boolean } = {}): RawTransaction {
+  const parsed = (opts.creates ? anyRawData : triggerRawData).safeParse(json);
   if (!parsed.success) throw new TypeError(`malformed raw_data: ${parsed.error.issues[0]?.message ?? ''}`);
   const r = parsed.data;
-  const [c] = r.contract;
-  const v = c!.parameter.value;
-  const contract = triggerContract({
-    ownerAddress: toTronHex(v.owner_address),
-    contractAddress: toTronHex(v.contract_address),
-    data: normalizeHex(v.data ?? ''),
-    callValue: BigInt(v.call_value ?? 0),
-    callTokenValue: BigInt(v.call_token_value ?? 0),
-    tokenId: BigInt(v.token_id ?? 0),
-  });
+  const c = r.contract[0]!;
   return {
     refBlockBytes: normalizeHex(r.ref_block_bytes),
     refBlockHash: normalizeHex(r.ref_block_hash),
@@ -154,6 +209,37 @@ export function rawFromJson(json: unknown): RawTransaction {
     timestamp: r.timestamp ?? 0,
     feeLimit: r.fee_limit ?? 0,
     data: normalizeHex(r.data ?? ''),
-    contracts: [{ ...contract, permissionId: c!.Permission_id ?? 0 }],
+    contracts: [{ ...contractFromJson(c), permissionId: c.Permission_id ?? 0 }],
   };
+}
+
+function contractFromJson(c: z.infer<typeof triggerSchema> | z.infer<typeof createSchema>) {
+  const token = (v: { call_token_value?: number; token_id?: number }) => ({
+    callTokenValue: BigInt(v.call_token_value ?? 0),
+    tokenId: BigInt(v.token_id ?? 0),
+  });
+  if (c.type === 'TriggerSmartContract') {
+    const v = c.parameter.value;
+    return triggerContract({
+      ownerAddress: toTronHex(v.owner_address),
+      contractAddress: toTronHex(v.contract_address),
+      data: normalizeHex(v.data ?? ''),
+      callValue: BigInt(v.call_value ?? 0),
+      ...token(v),
+    });
+  }
+  const v = c.parameter.value;
+  const n = v.new_contract;
+  return createContract({
+    ownerAddress: toTronHex(v.owner_address),
+    originAddress: n.origin_address ? toTronHex(n.origin_address) : '',
+    abi: '',
+    bytecode: normalizeHex(n.bytecode),
+    name: n.name ?? '',
+    callValue: BigInt(n.call_value ?? 0),
+    consumeUserResourcePercent: BigInt(n.consume_user_resource_percent ?? 0),
+    originEnergyLimit: BigInt(n.origin_energy_limit ?? 0),
+    otherFields: [],
+    ...token(v),
+  });
 }

@@ -1,6 +1,7 @@
 import { toTronAddress } from '../../chains/tron/address.ts';
 import { bytesToHex, hexToBytes, isHex, normalizeHex } from '../../chains/tron/hex.ts';
 import { recoverTxSigner } from '../../chains/tron/signature.ts';
+import { soleCreate } from '../../chains/tron/tx-create.ts';
 import { rawFromJson, transactionJson } from '../../chains/tron/tx-json.ts';
 import {
   decodeRaw,
@@ -12,7 +13,7 @@ import {
 } from '../../chains/tron/tx-raw.ts';
 import { blockIdOf, blockTimeMs, type ChainView, refBlockOf } from './chain.ts';
 import type { EvmRpc } from './evm-rpc.ts';
-import { executeAsOwner } from './execute.ts';
+import { executeAsOwner, executeCreateAsOwner } from './execute.ts';
 import { BadRequest, type Params, utf8Hex } from './params.ts';
 import type { TxStore } from './tx-store.ts';
 
@@ -76,17 +77,21 @@ export function createBroadcastHandlers(rpc: EvmRpc, chain: ChainView, store: Tx
       return refuse('TRANSACTION_EXPIRATION_ERROR', txid, msg);
     }
     const call = soleTrigger(raw);
-    if (!call)
+    const create = call ? undefined : soleCreate(raw);
+    const owner = call?.ownerAddress ?? create?.ownerAddress;
+    if (owner === undefined)
       return refuse(
         'CONTRACT_VALIDATE_ERROR',
         txid,
-        'the facade executes only a single TriggerSmartContract',
+        'the facade executes only a single TriggerSmartContract or CreateSmartContract',
       );
-    const sigError = signatureError(txid, call.ownerAddress, raw.contracts[0]!.permissionId, signatures);
+    const sigError = signatureError(txid, owner, raw.contracts[0]!.permissionId, signatures);
     if (sigError) return refuse('SIGERROR', txid, sigError);
-    const execError = await executeAsOwner(rpc, call, raw.feeLimit, (evmHash, gas) =>
-      store.put({ txId: txid, evmHash, json: transactionJson(raw, false, signatures), gas }),
-    );
+    const remember = (evmHash: string, gas: number) =>
+      store.put({ txId: txid, evmHash, json: transactionJson(raw, false, signatures), gas });
+    const execError = call
+      ? await executeAsOwner(rpc, call, raw.feeLimit, remember)
+      : await executeCreateAsOwner(rpc, create!, raw.feeLimit, remember);
     if (execError) return refuse('CONTRACT_VALIDATE_ERROR', txid, execError);
     return { result: true, txid };
   }
@@ -96,7 +101,7 @@ export function createBroadcastHandlers(rpc: EvmRpc, chain: ChainView, store: Tx
       serialized(async () => {
         let raw: RawTransaction;
         try {
-          raw = rawFromJson(params.raw_data);
+          raw = rawFromJson(params.raw_data, { creates: true });
         } catch (error) {
           throw new BadRequest((error as Error).message);
         }

@@ -11,9 +11,9 @@
  * What it fakes: a verified transaction is executed on anvil by impersonating the owner's 0x address
  * (`anvil_impersonateAccount` + `eth_sendTransaction` at gas price zero), not by a TVM; energy and
  * bandwidth are not modelled (EVM gas stands in for energy, the fee is nominal and charged to nobody);
- * only TriggerSmartContract is executed; owner permission only (no multi-sig); CREATE2 addresses follow
- * the EVM's 0xff rule, not the TVM's 0x41; transactions sent to anvil directly appear under their EVM
- * hash. docs/tron-facade.md has the full list.
+ * only TriggerSmartContract and CreateSmartContract are executed; created contracts get anvil's CREATE
+ * address and CREATE2 follows the EVM's 0xff rule, not the TVM's; owner permission only (no multi-sig);
+ * transactions sent to anvil directly appear under their EVM hash. docs/tron-facade.md has the full list.
  */
 export {
   DEV_BLOCK_TIME_S,

@@ -1,6 +1,7 @@
 import { toTronAddress } from '../../chains/tron/address.ts';
 import { createBroadcastHandlers } from './broadcast.ts';
 import { blockIdOf, type ChainView, headerJson } from './chain.ts';
+import { createDeployHandlers } from './deploy.ts';
 import type { EvmBlock, EvmRpc } from './evm-rpc.ts';
 import { addressParam, BadRequest, intParam, isVisible, type Params, requiredString } from './params.ts';
 import { CHAIN_PARAMETERS, WEI_PER_SUN } from './resources.ts';
@@ -21,6 +22,7 @@ export function createRoutes(rpc: EvmRpc, chain: ChainView, store: TxStore): Map
   const view = createTxView(rpc, store);
   const trigger = createTriggerHandlers(rpc, chain);
   const broadcast = createBroadcastHandlers(rpc, chain, store);
+  const deploy = createDeployHandlers(rpc, chain);
   const routes = new Map<string, Handler>();
 
   /** The highest block a variant may see: the head for /wallet, the solidified block for /walletsolidity. */
@@ -47,6 +49,21 @@ export function createRoutes(rpc: EvmRpc, chain: ChainView, store: TxStore): Map
     ['/walletsolidity/', true],
   ] as const) {
     routes.set(`${prefix}getnowblock`, async () => blockJson(await chain.block(await ceiling(solid))));
+    // `getblock`: the newest block, or one by number or id; its transactions only with `detail`.
+    routes.set(`${prefix}getblock`, async (p) => {
+      const key = p.id_or_num === undefined ? '' : String(p.id_or_num);
+      const top = await ceiling(solid);
+      let num = top;
+      if (/^\d+$/.test(key)) num = Number(key);
+      else if (TX_ID.test(key)) num = Number.parseInt(key.replace(/^0x/, '').slice(0, 16), 16);
+      else if (key !== '') throw new BadRequest('id_or_num must be a block number or id');
+      const block = num > top ? undefined : await chain.block(num);
+      if (!block || (TX_ID.test(key) && blockIdOf(block) !== key.replace(/^0x/, '').toLowerCase())) return {};
+      const json = (await blockJson(block)) as { transactions?: unknown };
+      if (p.detail === true || p.detail === 'true') return json;
+      const { transactions: _omitted, ...header } = json;
+      return header;
+    });
     routes.set(`${prefix}getblockbynum`, async (p) => {
       const num = intParam(p, 'num', -1);
       if (num < 0) throw new BadRequest('num is required');
@@ -87,6 +104,8 @@ export function createRoutes(rpc: EvmRpc, chain: ChainView, store: TxStore): Map
     });
   }
   routes.set('/wallet/triggersmartcontract', (p) => trigger.trigger(p));
+  routes.set('/wallet/deploycontract', (p) => deploy.build(p));
+  routes.set('/wallet/getcontract', (p) => deploy.get(p));
   routes.set('/wallet/broadcasttransaction', (p) => broadcast.broadcastJson(p));
   routes.set('/wallet/broadcasthex', (p) => broadcast.broadcastHex(p));
   routes.set('/wallet/gettransactionfrompending', (p) => view.pending(txIdParam(p)));

@@ -79,14 +79,18 @@ export function createTriggerHandlers(rpc: EvmRpc, chain: ChainView): TriggerHan
     },
 
     async constant(params, solidOnly) {
-      const call = callFromParams(params);
+      // Without a contract address java-tron runs `data` as creation code: a deployment's estimate.
+      const deploying = stringParam(params, 'contract_address') === undefined;
+      const call = deploying
+        ? { ...callFromParams({ ...params, contract_address: params.owner_address }), contractAddress: '' }
+        : callFromParams(params);
       // A solidity node answers from the solidified state, so the call runs at that block.
       const tag = solidOnly ? toQuantity(await chain.solidified()) : 'latest';
-      if (!(await isContract(rpc, call.contractAddress, tag)))
+      if (!deploying && !(await isContract(rpc, call.contractAddress, tag)))
         return resultError('CONTRACT_VALIDATE_ERROR', NO_CONTRACT);
       const tx = {
         from: evmAddressOf(call.ownerAddress),
-        to: evmAddressOf(call.contractAddress),
+        ...(deploying ? {} : { to: evmAddressOf(call.contractAddress) }),
         data: `0x${call.data}`,
         ...(call.callValue ? { value: toQuantity(call.callValue * WEI_PER_SUN) } : {}),
       };
