@@ -59,6 +59,8 @@ export async function startWorker(
     async stop() {
       await followers?.stop();
       await runner.stop();
+      // Webhook attempts a run left to slow receivers are recorded before the database goes away.
+      await app.services.webhooks.close();
       await pool.end();
     },
   };

@@ -72,6 +72,21 @@ export const NOTICE_JSON = `json_build_object('id', d.id, 'merchantId', d.mercha
 /** One job key per delivery: re-adding it moves the pending job instead of adding a second one. */
 export const deliveryJobKey = (deliveryId: string): string => `${DELIVER_WEBHOOK_TASK}:${deliveryId}`;
 
+/**
+ * SQL adding the `deliver_webhook` job of every row of the CTE `rows` (with an `id`) matching `where`,
+ * at `runAt` (SQL), in one graphile_worker.add_jobs call on the statement's connection (so in its
+ * transaction); evaluates to the number added, null when none.
+ */
+export const addDeliveryJobsSql = (rows: string, runAt: string, where = 'true'): string => `
+  case when exists (select 1 from ${rows} where ${where}) then (
+    select count(*) from graphile_worker.add_jobs(array(
+      select row('${DELIVER_WEBHOOK_TASK}', json_build_object('deliveryId', ${rows}.id), null::text, ${runAt},
+                 null::smallint, '${DELIVER_WEBHOOK_TASK}:' || ${rows}.id, null::smallint,
+                 null::text[])::graphile_worker.job_spec
+        from ${rows} where ${where}
+    ))
+  ) end`;
+
 export const idempotencyKeyOf = (event: string, subjectId: string): string => `${event}:${subjectId}`;
 
 /**
@@ -124,10 +139,10 @@ export async function enqueueWebhook(em: EntityManager, event: WebhookEvent): Pr
 }
 
 /**
- * Many events at once, in the caller's transaction, in two statements whatever their number (a
+ * Many events at once, in the caller's transaction, in one statement whatever their number (a
  * follower settling thousands of sessions in one chunk): the events that are due (section 5.4: not
  * without an active API key, nor when switched off, nor without a target) and not enqueued before,
- * then their deliveries with their jobs and notices. Returns each event's delivery id, or null; an
+ * their deliveries, their jobs and notices. Returns each event's delivery id, or null; an
  * event enqueued before answers with its first delivery (a settlement that ran twice).
  */
 export async function enqueueWebhooks(
@@ -140,6 +155,7 @@ export async function enqueueWebhooks(
   const input = events.map((event, ord) => ({
     ord,
     id: newEventId(),
+    delivery_id: newId('webhook'),
     merchant_id: event.merchantId,
     event: event.event,
     subject_id: event.subjectId,
@@ -148,25 +164,14 @@ export async function enqueueWebhooks(
     body: buildWebhookBody(event),
   }));
   const rows = await em.execute<
-    { ord: number; merchant: string | null; target: string | null; event_id: string | null }[]
-  >(EVENTS_SQL, [JSON.stringify(input)]);
+    { ord: number; merchant: string | null; target: string | null; delivery_id: string | null }[]
+  >(ENQUEUE_SQL, [JSON.stringify(input), DELIVERY_CHANNEL]);
   const unknown = rows.find((r) => r.merchant === null);
   if (unknown) throw new Error(`enqueueWebhook: unknown merchant ${events[unknown.ord]!.merchantId}`);
-
-  const deliveries = rows
-    .filter((r) => r.event_id && r.target)
-    .map((r) => ({
-      ord: r.ord,
-      id: newId('webhook'),
-      event_id: r.event_id,
-      merchant_id: r.merchant,
-      target_url: r.target,
-    }));
-  if (deliveries.length > 0) await insertDeliveries(em, deliveries);
   const ids: (string | null)[] = events.map(() => null);
-  for (const d of deliveries) ids[d.ord] = d.id;
+  for (const r of rows) if (r.delivery_id) ids[r.ord] = r.delivery_id;
   for (const r of rows) {
-    if (!r.target || r.event_id) continue;
+    if (!r.target || r.delivery_id) continue;
     // The same logical event was enqueued before: never created twice; answer with its first
     // delivery. (A statement of its own: it must see a concurrent enqueue that committed while ours
     // waited on the unique index.)
@@ -183,12 +188,13 @@ export async function enqueueWebhooks(
 
 /**
  * One row per input event: its merchant (null when unknown), the target when a webhook is due, and
- * the event's id when it was created now (null when the logical event existed already).
+ * the delivery's id when the event was created now (null when the logical event existed already).
+ * Millisecond timestamps: exactly what a JS Date (and so a page cursor) holds.
  */
-const EVENTS_SQL = `
+const ENQUEUE_SQL = `
 with input as (
-  select * from jsonb_to_recordset(?::jsonb) as i(ord int, id text, merchant_id text, event text, subject_id text,
-                                                   idempotency_key text, callback_url text, body text)
+  select * from jsonb_to_recordset(?::jsonb) as i(ord int, id text, delivery_id text, merchant_id text, event text,
+                                                   subject_id text, idempotency_key text, callback_url text, body text)
 ), due as (
   select i.*, coalesce(i.callback_url, m.webhook_url) as target
     from input i join merchants m on m.id = i.merchant_id
@@ -201,12 +207,21 @@ with input as (
    order by ord
   on conflict (merchant_id, idempotency_key) do nothing
   returning id
+), d as (
+  insert into webhook_deliveries (id, event_id, merchant_id, target_url, status, attempts, next_attempt_at, created_at, updated_at)
+  select due.delivery_id, due.id, due.merchant_id, due.target, 'pending', 0, t.at, t.at, t.at
+    from due join created c on c.id = due.id, (select date_trunc('milliseconds', clock_timestamp()) as at) t
+   order by due.ord
+  returning *
+), jobs as (
+  select ${addDeliveryJobsSql('d', 'null::timestamptz')} as n
 )
-select i.ord, m.id as merchant, d.target, c.id as event_id
+select i.ord, m.id as merchant, du.target, d.id as delivery_id,
+       (select n from jobs) as jobs, (select count(pg_notify(?, ${NOTICE_JSON})) from d) as notices
   from input i
   left join merchants m on m.id = i.merchant_id
-  left join due d on d.ord = i.ord
-  left join created c on c.id = d.id
+  left join due du on du.ord = i.ord
+  left join d on d.id = i.delivery_id
  order by i.ord`;
 
 /**
@@ -223,24 +238,15 @@ with input as (
     from input i, (select date_trunc('milliseconds', clock_timestamp()) as at) t
   returning *
 ), jobs as (
-  select j.id from graphile_worker.add_jobs(array(
-    select row(?::text, json_build_object('deliveryId', d.id), null::text, null::timestamptz, null::smallint,
-               ?::text || d.id, null::smallint, null::text[])::graphile_worker.job_spec
-      from d
-  )) j
+  select ${addDeliveryJobsSql('d', 'null::timestamptz')} as n
 )
-select (select count(*) from jobs) as jobs, (select count(pg_notify(?, ${NOTICE_JSON})) from d) as notices`;
+select (select n from jobs) as jobs, (select count(pg_notify(?, ${NOTICE_JSON})) from d) as notices`;
 
 async function insertDeliveries(
   em: EntityManager,
   rows: { id: string; event_id: string | null; merchant_id: string | null; target_url: string | null }[],
 ): Promise<void> {
-  await em.execute(DELIVERIES_SQL, [
-    JSON.stringify(rows),
-    DELIVER_WEBHOOK_TASK,
-    deliveryJobKey(''),
-    DELIVERY_CHANNEL,
-  ]);
+  await em.execute(DELIVERIES_SQL, [JSON.stringify(rows), DELIVERY_CHANNEL]);
 }
 
 /** Adds a fresh delivery of a stored event and its job (first attempt immediately); used by resends too. */

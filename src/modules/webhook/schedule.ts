@@ -13,6 +13,18 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
  * a `delivering` delivery is considered orphaned (its worker died) and is taken over.
  */
 export const LEASE_MARGIN_MS = 15_000;
+/** Attempts one claim statement takes (and one run has in flight at most). */
+export const BATCH_SIZE = 32;
+/**
+ * Attempts of one merchant in flight at once, across every run and process (counted from live
+ * leases at claim time; concurrent claims can overshoot it by a few). A slow or dead endpoint holds
+ * at most these slots; everyone else's deliveries go past it.
+ */
+export const PER_MERCHANT_IN_FLIGHT = 16;
+/** A run waits this long for its slowest receivers, then leaves them to finish on their own. */
+export const PATIENCE_MS = 1_000;
+/** A run stops claiming after this long and queues a fresh one for the rest (jobs stay short). */
+export const RUN_BUDGET_MS = 2_000;
 /** A pending delivery this far past due with no job running it gets its job re-added by the sweeper. */
 export const SWEEP_GRACE_MS = 120_000;
 

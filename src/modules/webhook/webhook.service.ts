@@ -6,9 +6,17 @@ import type { Logger } from '../../lib/logger.ts';
 import { ApiKey } from '../auth/auth.entity.ts';
 import { Merchant } from '../merchant/merchant.entity.ts';
 import { requeue } from './claim.ts';
-import { type DeliverOutcome, type DeliveryDeps, deliverOnce } from './delivery.ts';
+import { Deliverer, type DeliverOutcome } from './delivery.ts';
 import { createDelivery, type DeliveryNotice, deliveryTopic } from './outbox.ts';
-import { DEFAULT_TIMEOUT_MS, SWEEP_GRACE_MS } from './schedule.ts';
+import {
+  BATCH_SIZE,
+  DEFAULT_TIMEOUT_MS,
+  PATIENCE_MS,
+  PER_MERCHANT_IN_FLIGHT,
+  RUN_BUDGET_MS,
+  SWEEP_GRACE_MS,
+} from './schedule.ts';
+import { ConnectionPools } from './sender.ts';
 import { type Resolver, systemResolver } from './ssrf.ts';
 import { type DeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookEvent } from './webhook.entity.ts';
 
@@ -25,6 +33,12 @@ export interface WebhookServiceOptions {
   timeoutMs?: number;
   /** Host name resolution used by the SSRF check (default: the OS resolver). */
   resolve?: Resolver;
+  /** Attempts claimed per statement (default 32). */
+  batchSize?: number;
+  /** Attempts of one merchant in flight at once (default 16). */
+  perMerchant?: number;
+  /** How long a run waits for a slow receiver before leaving it to finish on its own (default 1 s). */
+  patienceMs?: number;
 }
 
 export interface DeliveryFilter {
@@ -40,25 +54,42 @@ export const MAX_PAGE_SIZE = 100;
 
 /** Webhook deliveries: the delivery task's entry points and the operators' view and resend. */
 export class WebhookService {
-  private readonly delivery: DeliveryDeps;
+  private readonly now: () => number;
+  private readonly deliverer: Deliverer;
+  private readonly pools = new ConnectionPools();
   private readonly pubsub: PubSub;
 
   constructor(options: WebhookServiceOptions) {
     this.pubsub = options.pubsub;
-    this.delivery = {
+    this.now = options.now ?? Date.now;
+    this.deliverer = new Deliverer({
       secretsKey: options.secretsKey,
       allowPrivate: options.allowPrivate,
-      now: options.now ?? Date.now,
+      now: this.now,
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       resolve: options.resolve ?? systemResolver,
       userAgent: 'cryptopay-gateway-webhooks/0.2.0',
       logger: options.logger,
-    };
+      pools: this.pools,
+      batchSize: options.batchSize ?? BATCH_SIZE,
+      perMerchant: options.perMerchant ?? PER_MERCHANT_IN_FLIGHT,
+      patienceMs: options.patienceMs ?? PATIENCE_MS,
+      runBudgetMs: RUN_BUDGET_MS,
+    });
   }
 
-  /** Runs one `deliver_webhook` job: at most one HTTP attempt. */
-  deliver(em: EntityManager, deliveryId: string): Promise<DeliverOutcome> {
-    return deliverOnce(this.delivery, em, deliveryId);
+  /**
+   * Runs one `deliver_webhook` job: the attempt of `deliveryId` (null for a pump run) and, in the
+   * same batches, whatever else is due. Answers what became of `deliveryId`.
+   */
+  deliver(em: EntityManager, deliveryId: string | null): Promise<DeliverOutcome> {
+    return this.deliverer.run(em, deliveryId);
+  }
+
+  /** Waits for attempts still in flight in this process to be recorded, then closes its connections. */
+  async close(): Promise<void> {
+    await this.deliverer.drain();
+    this.pools.close();
   }
 
   /**
@@ -67,7 +98,7 @@ export class WebhookService {
    * was lost). Re-adding is harmless when a job exists: the job key merges them.
    */
   async sweep(em: EntityManager): Promise<number> {
-    const now = this.delivery.now();
+    const now = this.now();
     return em.transactional(async (tx) => {
       const stuck = await tx.find(
         WebhookDelivery,
@@ -134,7 +165,7 @@ export class WebhookService {
     if (!event) throw notFound('webhook event');
     const merchant = await em.findOneOrFail(Merchant, { id: event.merchant.id });
     if (!merchant.webhooksEnabled) throw new AppError('conflict', 'webhooks are disabled for this merchant');
-    const now = new Date(this.delivery.now());
+    const now = new Date(this.now());
     const key = await em.count(ApiKey, {
       merchant: merchant.id,
       $or: [{ revokedAt: null }, { revokedAt: { $gt: now } }],
