@@ -99,7 +99,9 @@ export class Deliverer {
         if (c.deliveryId === own) mine = p;
         return p;
       });
-      let again = batch.more;
+      // Claim again after any round that sent something: its attempts freed their merchants' slots, and
+      // a delivery deferred meanwhile (its own run found the slots taken) is due to be sent by this run.
+      let again = batch.more || batch.claimed.length > 0;
       if (own && !mine) {
         const state = await this.why(em, own, now, batch);
         // An orphaned attempt just closed is claimed in the next round.

@@ -22,7 +22,7 @@ export const BATCH_SIZE = 32;
  */
 export const PER_MERCHANT_IN_FLIGHT = 16;
 /** A run waits this long for its slowest receivers, then leaves them to finish on their own. */
-export const PATIENCE_MS = 1_000;
+export const PATIENCE_MS = 250;
 /** A run stops claiming after this long and queues a fresh one for the rest (jobs stay short). */
 export const RUN_BUDGET_MS = 2_000;
 /** A pending delivery this far past due with no job running it gets its job re-added by the sweeper. */

@@ -37,7 +37,7 @@ export interface WebhookServiceOptions {
   batchSize?: number;
   /** Attempts of one merchant in flight at once (default 16). */
   perMerchant?: number;
-  /** How long a run waits for a slow receiver before leaving it to finish on its own (default 1 s). */
+  /** How long a run waits for a slow receiver before leaving it to finish on its own (default 250 ms). */
   patienceMs?: number;
 }
 
