@@ -8,7 +8,7 @@ import '../modules/session/session.graphql.ts';
 import '../modules/hosted/hosted.graphql.ts';
 import '../modules/payout/payout.graphql.ts';
 import '../modules/payout/batch.graphql.ts';
-import '../modules/payout/approval.graphql.ts';
+import '../modules/approval/approval.graphql.ts';
 import '../modules/balance/balance.graphql.ts';
 import '../modules/deposit/deposit.graphql.ts';
 import '../relay/relay.graphql.ts';

@@ -12,7 +12,7 @@ import { recoverTxSigner } from '../../chains/tron/signature.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { AppError, validation } from '../../errors.ts';
 import { formatUnits } from '../../money.ts';
-import { displayAddress, type PayoutChains, type PayoutTarget } from './payout.chain.ts';
+import { displayAddress, type PayoutChains, type PayoutTarget } from '../payout/payout.chain.ts';
 
 /**
  * ERC-20/TRC-20 approvals of the payout routers (sections 2.7, 3.6, 4.14-4.16, D11): build the
