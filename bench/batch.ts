@@ -23,8 +23,8 @@ import { createOrm } from '../src/db/orm.ts';
 import { evmSource } from '../src/followers/evm-source.ts';
 import { createFollower } from '../src/followers/follower.ts';
 import { createLogger } from '../src/lib/logger.ts';
-import { authorizeBatch } from '../src/modules/payout/batch.authorize.ts';
-import { batchConsumer } from '../src/modules/payout/batch.consumer.ts';
+import { authorizeBatch } from '../src/modules/batch/batch.authorize.ts';
+import { batchConsumer } from '../src/modules/batch/batch.consumer.ts';
 import { startWorker } from '../src/worker/runner.ts';
 
 import { payoutStack } from './support.ts';

@@ -1,7 +1,7 @@
 import type { Task } from 'graphile-worker';
 import { z } from 'zod';
 import type { App } from '../src/app.ts';
-import { resubmitBatch } from '../src/modules/payout/batch.authorize.ts';
+import { resubmitBatch } from '../src/modules/batch/batch.authorize.ts';
 
 const payloadSchema = z.object({ batchId: z.string().min(1).max(40), submission: z.number().int().min(2) });
 

@@ -1,5 +1,6 @@
 import { ChainBlockSchema, ChainCursorSchema, ChainFollowerSchema } from '../followers/follower.entity.ts';
 import { ApiKeySchema, OperatorTokenSchema, RequestNonceSchema } from '../modules/auth/auth.entity.ts';
+import { PayoutBatchSchema } from '../modules/batch/batch.entity.ts';
 import { DepositAddressSchema, DepositSchema, SweepSchema } from '../modules/deposit/deposit.entity.ts';
 import { PaymentSchema } from '../modules/ledger/payment.entity.ts';
 import {
@@ -7,7 +8,6 @@ import {
   MerchantSchema,
   SettlementWalletSchema,
 } from '../modules/merchant/merchant.entity.ts';
-import { PayoutBatchSchema } from '../modules/payout/batch.entity.ts';
 import { PayoutSchema, RouterNonceSchema } from '../modules/payout/payout.entity.ts';
 import { SessionSchema } from '../modules/session/session.entity.ts';
 import {

@@ -7,7 +7,7 @@ import '../modules/webhook/webhook.graphql.ts';
 import '../modules/session/session.graphql.ts';
 import '../modules/hosted/hosted.graphql.ts';
 import '../modules/payout/payout.graphql.ts';
-import '../modules/payout/batch.graphql.ts';
+import '../modules/batch/batch.graphql.ts';
 import '../modules/approval/approval.graphql.ts';
 import '../modules/balance/balance.graphql.ts';
 import '../modules/deposit/deposit.graphql.ts';

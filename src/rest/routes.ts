@@ -1,8 +1,8 @@
 import { approvalRoutes } from '../modules/approval/approval.rest.ts';
 import { balanceRoutes } from '../modules/balance/balance.rest.ts';
+import { batchRoutes } from '../modules/batch/batch.rest.ts';
 import { depositAddressRoutes } from '../modules/deposit/deposit-address.rest.ts';
 import { hostedRoutes } from '../modules/hosted/hosted.rest.ts';
-import { batchRoutes } from '../modules/payout/batch.rest.ts';
 import { payoutRoutes } from '../modules/payout/payout.rest.ts';
 import { sessionRoutes } from '../modules/session/session.rest.ts';
 import type { RestRoute } from './route.ts';

@@ -1,7 +1,7 @@
 import { Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contractAt } from '../../src/chains/contracts.ts';
-import { resubmitBatch } from '../../src/modules/payout/batch.authorize.ts';
+import { resubmitBatch } from '../../src/modules/batch/batch.authorize.ts';
 import { ethWallet } from '../session/support.ts';
 import { type Body, mine, type PayoutFixture, payoutFixture, payoutFollower, signOrder } from './support.ts';
 

@@ -14,7 +14,7 @@ import {
 } from '../../src/devstack/deploy.ts';
 import { evmSource } from '../../src/followers/evm-source.ts';
 import { createFollower } from '../../src/followers/follower.ts';
-import { batchConsumer } from '../../src/modules/payout/batch.consumer.ts';
+import { batchConsumer } from '../../src/modules/batch/batch.consumer.ts';
 import { payoutConsumer } from '../../src/modules/payout/payout.consumer.ts';
 import { ethWallet } from '../session/support.ts';
 import { workerAnvil } from '../support/anvil.ts';

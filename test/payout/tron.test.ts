@@ -12,7 +12,7 @@ import {
 import { TRON_CHAIN_ID } from '../../src/devstack/tron-facade/index.ts';
 import { createFollower } from '../../src/followers/follower.ts';
 import { tronSource } from '../../src/followers/tron-source.ts';
-import { batchConsumer } from '../../src/modules/payout/batch.consumer.ts';
+import { batchConsumer } from '../../src/modules/batch/batch.consumer.ts';
 import { payoutConsumer } from '../../src/modules/payout/payout.consumer.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { fundedWallet, mine, TEST_SOLIDIFIED_LAG, type TronTestChain, tronChain } from '../tron/support.ts';

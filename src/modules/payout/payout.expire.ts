@@ -4,7 +4,7 @@ import { untilApplied } from '../../db/fresh-reads.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import type { TickContext } from '../../followers/types.ts';
 import type { Logger } from '../../lib/logger.ts';
-import { decodeItemEvent, ITEM_PAID_TOPIC, itemChange } from './batch.settle.ts';
+import { decodeItemEvent, ITEM_PAID_TOPIC, itemChange } from '../batch/batch.settle.ts';
 import type { PayoutChains } from './payout.chain.ts';
 import { type FailureReason, Payout } from './payout.entity.ts';
 import { PAYOUT_EXECUTED_TOPIC } from './payout.order.ts';

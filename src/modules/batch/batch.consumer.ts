@@ -1,16 +1,16 @@
 import type { NetworkConfig } from '../../chains/networks.ts';
 import type { Consumer } from '../../followers/types.ts';
 import type { Logger } from '../../lib/logger.ts';
+import type { PayoutChains } from '../payout/payout.chain.ts';
+import { INITIAL_LOOKBACK_BLOCKS } from '../payout/payout.consumer.ts';
+import { expirePayouts } from '../payout/payout.expire.ts';
+import { completeDue, forgetExecutions } from '../payout/payout.settle.ts';
 import {
   BATCH_EXECUTED_TOPIC,
   ITEM_FAILED_TOPIC,
   ITEM_PAID_TOPIC,
   recordBatchEvents,
 } from './batch.settle.ts';
-import type { PayoutChains } from './payout.chain.ts';
-import { INITIAL_LOOKBACK_BLOCKS } from './payout.consumer.ts';
-import { expirePayouts } from './payout.expire.ts';
-import { completeDue, forgetExecutions } from './payout.settle.ts';
 
 /**
  * Batch items as a consumer of a network's chain follower: the batch router's item events settle

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { httpUrl, positiveAmount, reference } from '../../lib/validation.ts';
-import { FAILURE_REASONS, PAYOUT_STATUSES } from './payout.entity.ts';
-import { walletSignature } from './payout.schemas.ts';
+import { FAILURE_REASONS, PAYOUT_STATUSES } from '../payout/payout.entity.ts';
+import { walletSignature } from '../payout/payout.schemas.ts';
 
 /** Request and response schemas of the batch routes (sections 4.17-4.19), requests in camelCase. */
 

@@ -4,12 +4,12 @@ import { afterCursor, pageOf } from '../../db/pagination.ts';
 import { AppError, notFound, validation } from '../../errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { formatUnits } from '../../money.ts';
+import type { PayoutChains } from '../payout/payout.chain.ts';
+import { Payout } from '../payout/payout.entity.ts';
+import { allocateNonce } from '../payout/payout.nonce.ts';
+import { ORDER_TTL_SECONDS } from '../payout/payout.service.ts';
 import { PayoutBatch } from './batch.entity.ts';
 import type { BatchStatus, CreateBatchRequest } from './batch.schemas.ts';
-import type { PayoutChains } from './payout.chain.ts';
-import { Payout } from './payout.entity.ts';
-import { allocateNonce } from './payout.nonce.ts';
-import { ORDER_TTL_SECONDS } from './payout.service.ts';
 
 /**
  * Batch payouts (sections 4.17 and 4.19): create one signed order for up to 100 recipients, read it

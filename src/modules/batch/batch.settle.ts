@@ -6,13 +6,13 @@ import type { EntityManager } from '../../db/orm.ts';
 import { faultPoint } from '../../lib/fault.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { addJob } from '../../worker/jobs.ts';
+import { Payout } from '../payout/payout.entity.ts';
+import { payoutReads } from '../payout/payout.reads.ts';
+import { noteOf, revertReason } from '../payout/payout.revert.ts';
+import { applyChanges } from '../payout/payout.settle.ts';
+import { type PayoutChange, payoutSnapshot } from '../payout/payout.transition.ts';
 import { BATCH_ROUTER } from './batch.authorize.ts';
 import { PayoutBatch } from './batch.entity.ts';
-import { Payout } from './payout.entity.ts';
-import { payoutReads } from './payout.reads.ts';
-import { noteOf, revertReason } from './payout.revert.ts';
-import { applyChanges } from './payout.settle.ts';
-import { type PayoutChange, payoutSnapshot } from './payout.transition.ts';
 
 /**
  * Settling batch items from the router's events, inside the follower's transactions: `ItemPaid` marks

@@ -3,11 +3,11 @@ import type { EntityManager } from '../../db/orm.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { RelayRequest } from '../../relay/relay.entity.ts';
 import type { RelayHandler } from '../../relay/types.ts';
-import { Payout } from './payout.entity.ts';
-import { payoutReads } from './payout.reads.ts';
-import { noteOf, RETRYABLE, revertReason } from './payout.revert.ts';
-import { applyChanges } from './payout.settle.ts';
-import { payoutSnapshot } from './payout.transition.ts';
+import { Payout } from '../payout/payout.entity.ts';
+import { payoutReads } from '../payout/payout.reads.ts';
+import { noteOf, RETRYABLE, revertReason } from '../payout/payout.revert.ts';
+import { applyChanges } from '../payout/payout.settle.ts';
+import { payoutSnapshot } from '../payout/payout.transition.ts';
 
 /**
  * Batch submissions as the transaction submitter sees them (src/relay/types.ts). Each submission of a

@@ -2,12 +2,12 @@ import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
 import { merchantScope, requireOperator } from '../../graphql/guards.ts';
 import { pageRef } from '../../graphql/pagination.ts';
+import { PayoutRef } from '../payout/payout.graphql.ts';
+import { payoutChanged } from '../payout/payout.transition.ts';
 import { authorizeBatch } from './batch.authorize.ts';
 import type { PayoutBatch } from './batch.entity.ts';
 import { authorizeBatchRequest, batchStatusRequest, createBatchRequest } from './batch.schemas.ts';
 import { type BatchView, batchTypedData } from './batch.service.ts';
-import { PayoutRef } from './payout.graphql.ts';
-import { payoutChanged } from './payout.transition.ts';
 
 /** Batch payouts: the merchant operations (REST, or operators naming a merchant), listing and live changes. */
 

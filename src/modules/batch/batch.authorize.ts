@@ -4,12 +4,12 @@ import { abi } from '../../chains/contracts.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { AppError, unavailable } from '../../errors.ts';
 import { requestRelay } from '../../relay/request.ts';
+import { Payout } from '../payout/payout.entity.ts';
+import { checkOrderSignature } from '../payout/payout.signature.ts';
+import { payoutSnapshot, transitionPayouts } from '../payout/payout.transition.ts';
 import { PayoutBatch } from './batch.entity.ts';
 import type { AuthorizeBatchRequest } from './batch.schemas.ts';
 import { type BatchService, type BatchView, batchTypedData } from './batch.service.ts';
-import { Payout } from './payout.entity.ts';
-import { checkOrderSignature } from './payout.signature.ts';
-import { payoutSnapshot, transitionPayouts } from './payout.transition.ts';
 
 export const BATCH_ROUTER = new Interface(abi('BatchPayoutRouter'));
 
