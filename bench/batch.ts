@@ -25,8 +25,8 @@ import { createFollower } from '../src/followers/follower.ts';
 import { createLogger } from '../src/lib/logger.ts';
 import { authorizeBatch } from '../src/modules/batch/batch.authorize.ts';
 import { batchConsumer } from '../src/modules/batch/batch.consumer.ts';
+import { entities } from '../src/modules/index.ts';
 import { startWorker } from '../src/worker/runner.ts';
-
 import { payoutStack } from './support.ts';
 
 export async function main(argv = process.argv.slice(2)) {
@@ -79,7 +79,7 @@ export async function main(argv = process.argv.slice(2)) {
 
     // 2. Statements of the settlement, counted at the ORM of a follower run here.
     let statements = 0;
-    const counting = await createOrm(url, { onQuery: () => statements++ });
+    const counting = await createOrm(url, { entities, onQuery: () => statements++ });
     const counted = await newBatch();
     await authorizeBatch(app.services.batches, app.fork(), merchant.id, {
       batch: counted.id,

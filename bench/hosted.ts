@@ -12,6 +12,7 @@ import { createOrm } from '../src/db/orm.ts';
 import { webPages } from '../src/http/pages.ts';
 import { startHttpServer } from '../src/http/server.ts';
 import { webAssets } from '../src/http/web-assets.ts';
+import { entities } from '../src/modules/index.ts';
 import { Session } from '../src/modules/session/session.entity.ts';
 import { entitySnapshot } from '../src/modules/session/session.service.ts';
 import { transitionSessions } from '../src/modules/session/session.transition.ts';
@@ -49,7 +50,7 @@ export async function main(argv = process.argv.slice(2)) {
   const { app, merchant } = await benchApp(url, networks, { PORT: '0', HOST: '127.0.0.1' });
   const http = await startHttpServer(app, { pages: webPages(app) });
   const link = () => app.services.hosted.create(app.fork(), merchant.id, {});
-  const worker = await createOrm(url);
+  const worker = await createOrm(url, { entities });
 
   try {
     // (1) First rendered step: navigation to the step's heading on screen, a fresh context each time.

@@ -26,6 +26,7 @@ import { createOrm } from '../src/db/orm.ts';
 import { PubSub } from '../src/db/pubsub.ts';
 import { newId } from '../src/lib/ids.ts';
 import { createLogger } from '../src/lib/logger.ts';
+import { entities } from '../src/modules/index.ts';
 import { PAYMENT_ROUTER } from '../src/modules/session/session.chain.ts';
 import { orderRefOf } from '../src/modules/session/session.service.ts';
 import { sessionChanged } from '../src/modules/session/session.transition.ts';
@@ -60,7 +61,7 @@ export async function main(argv = process.argv.slice(2)) {
     writeFileSync(networksFile, JSON.stringify(networks));
     const secretsKey = randomBytes(32).toString('hex');
 
-    const orm = await createOrm(url);
+    const orm = await createOrm(url, { entities });
     const em = () => orm.em.fork();
     const merchantId = newId('merchant');
     await em().execute(

@@ -19,16 +19,17 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Logger, run, type TaskList } from 'graphile-worker';
-import { deliverWebhookTask } from '../daemons/deliver-webhook.ts';
+import { z } from 'zod';
 import { createApp } from '../src/app.ts';
 import { networkFileSchema } from '../src/chains/networks.ts';
 import { loadConfig } from '../src/config.ts';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
+import { addJob, defineJob, jobTask, taskListOf } from '../src/db/jobs.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createLogger } from '../src/lib/logger.ts';
 import { enqueueWebhook } from '../src/modules/webhook/outbox.ts';
 import { PER_MERCHANT_IN_FLIGHT } from '../src/modules/webhook/schedule.ts';
-import { addJob } from '../src/worker/jobs.ts';
+import { deliverWebhookTask } from '../src/modules/webhook/webhook.tasks.ts';
 import { percentile } from './support.ts';
 
 const ADDERS = 8;
@@ -114,12 +115,13 @@ export async function main(argv = process.argv.slice(2)) {
   };
 
   let noops = 0;
-  const taskList: TaskList = {
-    noop: async () => {
+  const noop = defineJob({ name: 'noop', payload: z.object({}) });
+  const taskList: TaskList = taskListOf([
+    jobTask(noop, async () => {
       noops++;
-    },
-    deliver_webhook: deliverWebhookTask({ webhooks: app.services.webhooks, fork: () => app.fork() }),
-  };
+    }),
+    deliverWebhookTask({ webhooks: app.services.webhooks, fork: () => app.fork() }),
+  ]);
   const runner = await run({
     connectionString: url,
     concurrency,
@@ -130,14 +132,14 @@ export async function main(argv = process.argv.slice(2)) {
   });
 
   // Warm-up: connections, JIT, prepared plans.
-  await addConcurrently(100, () => addJob(app.fork(), 'noop', {}));
+  await addConcurrently(100, () => addJob(app.fork(), noop, {}));
   await waitFor(() => noops === 100);
   noops = 0;
 
   // Baseline: graphile-worker with a task that does nothing.
   let t0 = performance.now();
   // Each job is added in a transaction of its own, as a business change adds its webhook.
-  await addConcurrently(n, () => app.fork().transactional((tx) => addJob(tx, 'noop', {})));
+  await addConcurrently(n, () => app.fork().transactional((tx) => addJob(tx, noop, {})));
   await waitFor(() => noops === n);
   const baselineRate = n / ((performance.now() - t0) / 1000);
 

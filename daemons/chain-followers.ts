@@ -10,12 +10,8 @@ import { Leadership, LeadershipLost } from '../src/followers/leadership.ts';
 import { claimFollowing } from '../src/followers/store.ts';
 import { tronSource } from '../src/followers/tron-source.ts';
 import type { ChainSource, Consumer } from '../src/followers/types.ts';
-import { batchConsumer } from '../src/modules/batch/batch.consumer.ts';
-import { depositNetworkOf } from '../src/modules/deposit/deposit.chain.ts';
-import { depositConsumer } from '../src/modules/deposit/deposit.consumer.ts';
-import { payoutConsumer } from '../src/modules/payout/payout.consumer.ts';
-import { sessionConsumer } from '../src/modules/session/session.consumer.ts';
-import { relayConsumer } from '../src/relay/relay.consumer.ts';
+import { modules } from '../src/modules/index.ts';
+import type { FollowerOptions } from '../src/modules/module.ts';
 
 /**
  * Chain following in a worker process: for every network with a consumer, a loop that leads the
@@ -30,21 +26,7 @@ export const STANDBY_RETRY_MS = 1_000;
 /** Pause after a failed tick (node down, database hiccup) before the next. */
 export const RETRY_DELAY_MS = 2_000;
 
-export interface FollowerOptions {
-  standbyRetryMs?: number;
-  /** Names this process in `chain_followers` (default host:pid:random). */
-  owner?: string;
-  /** Session stream's first block when it has no cursor (tests start at their own deployment). */
-  sessionStartBlock?: number;
-  /** Payout stream's first block when it has no cursor (defaults to sessionStartBlock). */
-  payoutStartBlock?: number;
-  /** Deposit stream's first block when it has no cursor (defaults to sessionStartBlock). */
-  depositStartBlock?: number;
-  /** Least time between two sweeps of a network (tests shorten it). */
-  sweepIntervalMs?: number;
-  /** Wall clock for expiry and mining timeouts (tests). */
-  now?: () => Date;
-}
+export type { FollowerOptions };
 
 export interface ChainFollowers {
   leadership: Leadership;
@@ -53,69 +35,10 @@ export interface ChainFollowers {
   stop(): Promise<void>;
 }
 
-/** The consumers of one network's follower. */
+/** The consumers of one network's follower: each module's, in the order of the module list. */
 export function consumersOf(app: App, network: NetworkConfig, options: FollowerOptions = {}): Consumer[] {
-  const consumers: Consumer[] = [];
-  const sessions = app.services.sessionChains.sessionNetworks().find((n) => n.id === network.id);
-  if (sessions) {
-    consumers.push(
-      sessionConsumer(
-        {
-          chains: app.services.sessionChains,
-          config: app.config,
-          logger: app.logger,
-          startBlock: options.sessionStartBlock,
-          now: options.now,
-        },
-        sessions,
-      ),
-    );
-  }
-  const payoutRouter = network.contracts.payoutRouter;
-  if (payoutRouter) {
-    consumers.push(
-      payoutConsumer(
-        {
-          chains: app.services.payoutChains,
-          logger: app.logger,
-          startBlock: options.payoutStartBlock ?? options.sessionStartBlock,
-        },
-        network,
-        payoutRouter,
-      ),
-    );
-  }
-  if (app.services.relayer.wallet(network)) consumers.push(relayConsumer(app.services.relayer, network));
-  const batchRouter = network.contracts.batchPayoutRouter;
-  if (batchRouter) {
-    consumers.push(
-      batchConsumer(
-        {
-          chains: app.services.payoutChains,
-          logger: app.logger,
-          startBlock: options.payoutStartBlock ?? options.sessionStartBlock,
-        },
-        network,
-        batchRouter,
-      ),
-    );
-  }
-  const deposits = depositNetworkOf(network);
-  if (deposits) {
-    consumers.push(
-      depositConsumer(
-        {
-          logger: app.logger,
-          startBlock: options.depositStartBlock ?? options.sessionStartBlock,
-          sweepIntervalMs: options.sweepIntervalMs,
-          canSweep: app.services.relayer.wallet(network) !== undefined,
-          now: options.now,
-        },
-        deposits,
-      ),
-    );
-  }
-  return consumers;
+  const context = { services: app.services, fork: () => app.fork() };
+  return modules.flatMap((m) => m.consumers?.(context, network, options) ?? []);
 }
 
 /** The chain as the network's follower reads it: EVM with its finality, Tron solidified blocks. */

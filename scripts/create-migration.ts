@@ -8,12 +8,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
 import { createOrm } from '../src/db/orm.ts';
+import { entities } from '../src/modules/index.ts';
 
 const name = process.argv[2];
 const dir = mkdtempSync(path.join(os.tmpdir(), 'migration-'));
 const db = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), persistent: false });
 try {
-  const orm = await createOrm(db.adminUrl);
+  const orm = await createOrm(db.adminUrl, { entities });
   await orm.migrator.up();
   const result = await orm.migrator.create(undefined, false, false, name);
   console.log(

@@ -5,10 +5,11 @@
  * Usage: npm run schema:print
  */
 import { writeFileSync } from 'node:fs';
+import { routes, schema } from '../src/modules/index.ts';
 import { renderGraphqlSchema, renderOpenApi, SCHEMA_FILES } from '../src/rest/schema-files.ts';
 import { renderSdkTypes, SDK_TYPES_FILE } from './sdk-types.ts';
 
-writeFileSync(SCHEMA_FILES.graphql, renderGraphqlSchema());
-writeFileSync(SCHEMA_FILES.openapi, renderOpenApi());
+writeFileSync(SCHEMA_FILES.graphql, renderGraphqlSchema(schema));
+writeFileSync(SCHEMA_FILES.openapi, renderOpenApi(routes));
 writeFileSync(SDK_TYPES_FILE, await renderSdkTypes());
 console.log(`wrote ${SCHEMA_FILES.graphql}, ${SCHEMA_FILES.openapi} and ${SDK_TYPES_FILE}`);

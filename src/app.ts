@@ -6,7 +6,6 @@ import type { Config } from './config.ts';
 import { createOrm, type EntityManager, type Orm } from './db/orm.ts';
 import { PubSub } from './db/pubsub.ts';
 import { SqlPool } from './db/sql.ts';
-import { schema } from './graphql/schema.ts';
 import { createLogger, type Logger } from './lib/logger.ts';
 import { createMetrics, type Metrics } from './metrics/metrics.ts';
 import { ApprovalService } from './modules/approval/approval.service.ts';
@@ -14,21 +13,19 @@ import { Authenticator } from './modules/auth/authenticator.ts';
 import { NonceStore } from './modules/auth/nonce-store.ts';
 import { OperatorService } from './modules/auth/operator.service.ts';
 import { BalanceService } from './modules/balance/balance.service.ts';
-import { batchRelayHandler } from './modules/batch/batch.relay.ts';
 import { BatchService } from './modules/batch/batch.service.ts';
 import { DepositService } from './modules/deposit/deposit.service.ts';
-import { sweepRelayHandler } from './modules/deposit/sweep.ts';
 import { HostedService } from './modules/hosted/hosted.service.ts';
+import { entities, modules, routes, schema } from './modules/index.ts';
 import { MerchantService } from './modules/merchant/merchant.service.ts';
 import { PayoutChains } from './modules/payout/payout.chain.ts';
-import { payoutRelayHandler } from './modules/payout/payout.relay.ts';
 import { PayoutService } from './modules/payout/payout.service.ts';
 import { SessionChains } from './modules/session/session.chain.ts';
 import { SessionService } from './modules/session/session.service.ts';
 import { WebhookService } from './modules/webhook/webhook.service.ts';
+import type { RelayKind } from './relay/relay.entity.ts';
 import { Relayer } from './relay/relayer.ts';
 import { RestAdapter } from './rest/adapter.ts';
-import { routes } from './rest/routes.ts';
 import type { Services } from './services.ts';
 
 /** The composition root: everything a process needs, built once and passed explicitly. */
@@ -58,7 +55,10 @@ export async function createApp(options: {
   if (!config.databaseUrl) throw new Error('createApp needs a database URL');
   if (!config.secretsKey) throw new Error('createApp needs SECRETS_KEY');
   const logger = options.logger ?? createLogger(config.logLevel);
-  const orm = await createOrm(config.databaseUrl, { statementTimeoutMs: config.dbStatementTimeoutMs });
+  const orm = await createOrm(config.databaseUrl, {
+    entities,
+    statementTimeoutMs: config.dbStatementTimeoutMs,
+  });
   const sql = new SqlPool(config.databaseUrl);
   const nonces = new NonceStore(sql);
   const networks = new NetworkRegistry(options.networks);
@@ -75,9 +75,6 @@ export async function createApp(options: {
   });
   const fork = () => orm.em.fork();
   const relayer = new Relayer({ networks, clients: chainClients, logger, fork });
-  relayer.register('payout', payoutRelayHandler({ chains: payoutChains, fork, logger }));
-  relayer.register('batch', batchRelayHandler({ fork, logger }));
-  relayer.register('sweep', sweepRelayHandler({ fork, logger }));
   const sessions = new SessionService({ config, chains: sessionChains, merchants, sql });
   const services: Services = {
     config,
@@ -104,7 +101,12 @@ export async function createApp(options: {
     deposits: new DepositService({ networks }),
     sessions,
     hosted: new HostedService({ config, sessions }),
+    nonces,
   };
+  // The relay requests each module submits are handled by that module.
+  for (const module of modules)
+    for (const [kind, handler] of Object.entries(module.relayHandlers?.({ services, fork }) ?? {}))
+      relayer.register(kind as RelayKind, handler);
   return {
     config,
     logger,

@@ -5,6 +5,7 @@ import type { PubSub } from './db/pubsub.ts';
 import type { Logger } from './lib/logger.ts';
 import type { ApprovalService } from './modules/approval/approval.service.ts';
 import type { Authenticator } from './modules/auth/authenticator.ts';
+import type { NonceStore } from './modules/auth/nonce-store.ts';
 import type { OperatorService } from './modules/auth/operator.service.ts';
 import type { BalanceService } from './modules/balance/balance.service.ts';
 import type { BatchService } from './modules/batch/batch.service.ts';
@@ -51,4 +52,6 @@ export interface Services {
   pubsub: PubSub;
   /** One EVM client per network, shared by requests, followers and jobs. */
   chainClients: ChainClients;
+  /** Request nonces of the replay window (pruned by a periodic job). */
+  nonces: NonceStore;
 }

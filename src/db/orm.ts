@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { EntitySchema } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import { defineConfig, MikroORM } from '@mikro-orm/postgresql';
-import { entities } from './entities.ts';
 
 export type { EntityManager } from '@mikro-orm/postgresql';
 export type Orm = MikroORM;
@@ -13,6 +13,9 @@ export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.met
 const CONNECT_TIMEOUT_MS = 10_000;
 
 export interface OrmOptions {
+  /** The entities to manage (src/modules/index.ts has them all); none for migrations alone. */
+  // biome-ignore lint/suspicious/noExplicitAny: entity schemas of every shape
+  entities?: readonly EntitySchema<any, any>[];
   poolMax?: number;
   debug?: boolean;
   /** Longest a single statement may run (PostgreSQL `statement_timeout`); unset for migrations. */
@@ -25,7 +28,8 @@ export interface OrmOptions {
 export function ormConfig(databaseUrl: string, options: OrmOptions = {}) {
   return defineConfig({
     clientUrl: databaseUrl,
-    entities,
+    entities: [...(options.entities ?? [])],
+    discovery: { warnWhenNoEntities: false },
     extensions: [Migrator],
     // The global EntityManager is never used: every request and job forks its own.
     allowGlobalContext: false,

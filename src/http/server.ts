@@ -13,7 +13,6 @@ import type { App } from '../app.ts';
 import { AppError } from '../errors.ts';
 import type { Actor, Context } from '../graphql/context.ts';
 import { toAppError } from '../graphql/errors.ts';
-import { credentialsChanged } from '../modules/auth/credentials.ts';
 import { openApiDocument } from '../rest/openapi.ts';
 import { parseJsonObject, readBody } from './body.ts';
 import { serveGraphiqlAsset } from './graphiql.ts';
@@ -56,7 +55,7 @@ export async function startHttpServer(
 ): Promise<HttpServer> {
   const graphql = createGraphqlHandler(app);
   const readiness = createReadiness(app);
-  const openapi = JSON.stringify(openApiDocument());
+  const openapi = JSON.stringify(openApiDocument(app.rest.routes));
   const pages = options.pages ?? [];
 
   const server = createServer({ connectionsCheckingInterval: CONNECTIONS_CHECK_MS }, (req, res) => {
@@ -177,9 +176,7 @@ export async function startHttpServer(
   }
 
   // A key revoked or an allowlist changed by any process (the CLI, another replica) applies here at once.
-  const unlisten = await app.pubsub.on(credentialsChanged, ({ merchantId }) =>
-    app.services.authenticator.forgetMerchant(merchantId),
-  );
+  const unlisten = await app.services.authenticator.followChanges(app.pubsub);
   // Listen before the WebSocket server exists: ws re-emits the HTTP server's errors (a port in use)
   // and graphql-ws reports those as "Internal error emitted on the WebSocket server", hiding the cause.
   try {

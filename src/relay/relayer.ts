@@ -3,12 +3,12 @@ import type { ChainClients } from '../chains/clients.ts';
 import type { NetworkConfig } from '../chains/networks.ts';
 import type { NetworkRegistry } from '../chains/registry.ts';
 import { evmToTron } from '../chains/tron/address.ts';
+import { addJob } from '../db/jobs.ts';
 import type { EntityManager } from '../db/orm.ts';
 import type { Logger } from '../lib/logger.ts';
 import { parseUnits } from '../money.ts';
-import { addJob } from '../worker/jobs.ts';
 import type { RelayKind, RelayRequest } from './relay.entity.ts';
-import { RELAY_TASK, relayJobKey } from './request.ts';
+import { RELAY_REQUEST_JOB } from './request.ts';
 import type { RelayHandler } from './types.ts';
 
 /**
@@ -138,17 +138,12 @@ export class Relayer {
     delayMs?: number,
   ): Promise<void> {
     const wait = delayMs ?? Math.min(MAX_BACKOFF_MS, BASE_BACKOFF_MS * 2 ** Math.min(10, request.attempts));
-    await addJob(
-      em,
-      RELAY_TASK,
-      { id: request.id },
-      { jobKey: relayJobKey(request.id), runAt: new Date(Date.now() + wait) },
-    );
+    await addJob(em, RELAY_REQUEST_JOB, { id: request.id }, { runAt: new Date(Date.now() + wait) });
   }
 
   /** Runs the request's job now. */
   async now(em: EntityManager, id: number): Promise<void> {
-    await addJob(em, RELAY_TASK, { id }, { jobKey: relayJobKey(id) });
+    await addJob(em, RELAY_REQUEST_JOB, { id });
   }
 
   /**

@@ -1,10 +1,14 @@
+import { z } from 'zod';
+import { addJob, defineJob } from '../db/jobs.ts';
 import type { EntityManager } from '../db/orm.ts';
-import { addJob } from '../worker/jobs.ts';
 import type { RelayKind } from './relay.entity.ts';
 
-/** graphile-worker task that drives one relay request (src/relay/submitter.ts). */
-export const RELAY_TASK = 'relay_request';
-export const relayJobKey = (id: number | string) => `${RELAY_TASK}:${id}`;
+/** The job that drives one relay request (evm-send.ts, tron.ts); one pending job per request. */
+export const RELAY_REQUEST_JOB = defineJob({
+  name: 'relay_request',
+  payload: z.object({ id: z.number().int().positive() }),
+  key: ({ id }) => `relay_request:${id}`,
+});
 
 export interface RelayRequestInput {
   kind: RelayKind;
@@ -27,7 +31,7 @@ export async function requestRelay(em: EntityManager, input: RelayRequestInput):
   const row = (await insertRequest(em, input)) ?? (await insertRequest(em, input));
   if (!row) throw new Error(`relay request ${input.kind}:${input.subjectId} neither inserted nor found`);
   const id = Number(row.id);
-  if (row.created) await addJob(em, RELAY_TASK, { id }, { jobKey: relayJobKey(id) });
+  if (row.created) await addJob(em, RELAY_REQUEST_JOB, { id });
   return id;
 }
 
@@ -46,8 +50,7 @@ export async function reviveRelay(
         where kind = ? and subject_id = ? and status = 'done' returning id`,
       [kind, subjectId],
     );
-    for (const row of rows)
-      await addJob(em, RELAY_TASK, { id: Number(row.id) }, { jobKey: relayJobKey(row.id) });
+    for (const row of rows) await addJob(em, RELAY_REQUEST_JOB, { id: Number(row.id) });
   }
 }
 

@@ -33,7 +33,8 @@ export class RestAdapter {
 
   constructor(
     private readonly schema: GraphQLSchema,
-    routes: RestRoute[],
+    /** The routes served, in the order they are documented. */
+    readonly routes: readonly RestRoute[],
   ) {
     for (const route of routes) {
       const document = parse(route.operation);

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { lexicographicSortSchema, printSchema } from 'graphql';
-import { schema } from '../graphql/schema.ts';
+import { type GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
 import { openApiDocument } from './openapi.ts';
+import type { RestRoute } from './route.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -12,5 +12,7 @@ export const SCHEMA_FILES = {
   openapi: path.join(root, 'schema/openapi.json'),
 };
 
-export const renderGraphqlSchema = (): string => `${printSchema(lexicographicSortSchema(schema))}\n`;
-export const renderOpenApi = (): string => `${JSON.stringify(openApiDocument(), null, 2)}\n`;
+export const renderGraphqlSchema = (schema: GraphQLSchema): string =>
+  `${printSchema(lexicographicSortSchema(schema))}\n`;
+export const renderOpenApi = (routes: readonly RestRoute[]): string =>
+  `${JSON.stringify(openApiDocument(routes), null, 2)}\n`;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { routes } from '../../src/rest/routes.ts';
+import { routes } from '../../src/modules/index.ts';
 import { createTestDatabase } from '../support/db.ts';
 import { type FuzzTarget, runFuzz, startFuzzTarget } from '../support/fuzz.ts';
 

@@ -2,6 +2,7 @@ import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createOrm } from '../../src/db/orm.ts';
+import { entities } from '../../src/modules/index.ts';
 import { Session } from '../../src/modules/session/session.entity.ts';
 import { entitySnapshot } from '../../src/modules/session/session.service.ts';
 import { sessionChanged, transitionSessions } from '../../src/modules/session/session.transition.ts';
@@ -282,7 +283,7 @@ describe('push from another process', () => {
       webSocketImpl: WebSocket,
     });
     // Its own ORM and connections: the change reaches the API only through Postgres NOTIFY.
-    const worker = await createOrm(f.t.config.databaseUrl!);
+    const worker = await createOrm(f.t.config.databaseUrl!, { entities });
     const seen: { step: string; status: string }[] = [];
     try {
       const before = f.t.app.pubsub.subscribers(sessionChanged);

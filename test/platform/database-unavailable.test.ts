@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isDatabaseUnavailable } from '../../src/db/errors.ts';
 import { createOrm } from '../../src/db/orm.ts';
 import { toAppError } from '../../src/graphql/errors.ts';
+import { entities } from '../../src/modules/index.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
 const DOWN = 'postgres://postgres:postgres@127.0.0.1:9/none';
@@ -35,7 +36,7 @@ describe('database errors', () => {
     try {
       await client.query('SET statement_timeout = 50');
       const timeout = await thrown(() => client.query('SELECT pg_sleep(1)'));
-      const orm = await createOrm(DOWN, { poolMax: 1 });
+      const orm = await createOrm(DOWN, { entities, poolMax: 1 });
       const viaOrm = await thrown(() => orm.em.fork().execute('select 1'));
       await orm.close(true);
       for (const error of [refused, timeout, viaOrm]) {

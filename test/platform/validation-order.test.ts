@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { routes } from '../../src/modules/index.ts';
 import { openApiDocument } from '../../src/rest/openapi.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
@@ -54,7 +55,7 @@ interface JsonSchema {
 const accepts = (schema: JsonSchema, type: string): boolean =>
   schema.type === type || [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])].some((s) => accepts(s, type));
 
-const doc = openApiDocument();
+const doc = openApiDocument(routes);
 const posts = Object.entries(doc.paths).flatMap(([path, methods]) => {
   const post = (
     methods as Record<string, { requestBody?: { content: Record<string, { schema: JsonSchema }> } }>

@@ -1,8 +1,10 @@
 import { runOnce } from 'graphile-worker';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { z } from 'zod';
 import { makeTaskList } from '../../daemons/index.ts';
-import { addJob } from '../../src/worker/jobs.ts';
+import { addJob, defineJob, jobTask, taskListOf } from '../../src/db/jobs.ts';
+import { PRUNE_NONCES_JOB } from '../../src/modules/auth/auth.tasks.ts';
 import { startWorker } from '../../src/worker/runner.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
@@ -18,7 +20,7 @@ it('the prune_nonces task deletes nonces older than the replay window only', asy
   try {
     await db.query(`insert into request_nonces (key_id, nonce, created_at) values
       ('key_a', 'old-nonce-1', now() - interval '1 hour'), ('key_a', 'fresh-nonce', now())`);
-    await addJob(t.app.fork(), 'prune_nonces', {});
+    await addJob(t.app.fork(), PRUNE_NONCES_JOB, {});
     await runOnce({
       connectionString: t.config.databaseUrl,
       taskList: makeTaskList(t.app),
@@ -35,11 +37,11 @@ it('a job added inside a rolled-back transaction never exists; a committed one d
   const em = t.app.fork();
   await expect(
     em.transactional(async (tx) => {
-      await addJob(tx, 'prune_nonces', { marker: 'rolled-back' });
+      await addJob(tx, PRUNE_NONCES_JOB, { marker: 'rolled-back' });
       throw new Error('abort');
     }),
   ).rejects.toThrow('abort');
-  await em.transactional(async (tx) => addJob(tx, 'prune_nonces', { marker: 'committed' }));
+  await em.transactional(async (tx) => addJob(tx, PRUNE_NONCES_JOB, { marker: 'committed' }));
   const rows = await em
     .getConnection()
     .execute(
@@ -50,12 +52,9 @@ it('a job added inside a rolled-back transaction never exists; a committed one d
 
 it('a worker whose database connections are all cut keeps running and takes the next job', async () => {
   const done: string[] = [];
+  const mark = defineJob({ name: 'mark', payload: z.object({ n: z.string() }) });
   const worker = await startWorker(t.app, {
-    taskList: {
-      mark: async (payload) => {
-        done.push((payload as { n: string }).n);
-      },
-    },
+    taskList: taskListOf([jobTask(mark, async ({ n }) => void done.push(n))]),
   });
   const until = async (check: () => boolean) => {
     const deadline = Date.now() + 20_000;
@@ -65,7 +64,7 @@ it('a worker whose database connections are all cut keeps running and takes the 
   const admin = new pg.Client(t.config.databaseUrl);
   await admin.connect();
   try {
-    await addJob(t.app.fork(), 'mark', { n: 'before' });
+    await addJob(t.app.fork(), mark, { n: 'before' });
     await until(() => done.includes('before'));
     // As when PostgreSQL restarts: every other session of this database is terminated, including the
     // worker's LISTEN connection and its idle pool.
@@ -82,7 +81,7 @@ it('a worker whose database connections are all cut keeps running and takes the 
       ]);
       left = alive.rows[0].n;
     }
-    await addJob(t.app.fork(), 'mark', { n: 'after' });
+    await addJob(t.app.fork(), mark, { n: 'after' });
     await until(() => done.includes('after'));
   } finally {
     await admin.end();

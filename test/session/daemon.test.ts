@@ -1,8 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
+import { addJob } from '../../src/db/jobs.ts';
 import { createLogger } from '../../src/lib/logger.ts';
-import { addJob } from '../../src/worker/jobs.ts';
+import { PRUNE_NONCES_JOB } from '../../src/modules/auth/auth.tasks.ts';
 import { startWorker, type Worker } from '../../src/worker/runner.ts';
 import { mine, type SessionFixture, sendWalletAction, sessionFixture, webhooksOf } from './support.ts';
 
@@ -94,7 +95,7 @@ it('following takes no job slot: a worker of concurrency 1 runs its jobs while i
   for (let i = 0; i < 50 && !w.followers?.leadership.leading.has('eth'); i++) await sleep(100);
   expect(w.followers?.leadership.leading.has('eth')).toBe(true);
   // With its only slot free a job runs at once; were following holding it, it would never run.
-  await addJob(f.t.app.fork(), 'prune_nonces', {}, { jobKey: 'probe' });
+  await addJob(f.t.app.fork(), PRUNE_NONCES_JOB, {}, { jobKey: 'probe' });
   let left = 1;
   for (let i = 0; i < 50 && left > 0; i++) {
     await sleep(100);

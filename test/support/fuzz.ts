@@ -15,7 +15,7 @@ import { ERROR_STATUS } from '../../src/errors.ts';
 import { type HttpServer, startHttpServer } from '../../src/http/server.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { signRequest } from '../../src/modules/auth/request-signing.ts';
-import { routes } from '../../src/rest/routes.ts';
+import { routes } from '../../src/modules/index.ts';
 import { exampleRequests, type Plan, requestArbitrary } from './fuzz-requests.ts';
 
 /** Codes section 7.2 documents for a client's mistake or a transient fault; `internal` is a failure. */

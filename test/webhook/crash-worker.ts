@@ -3,15 +3,17 @@
  * is killed. Started with `node --import tsx`; the test SIGKILLs it mid-delivery.
  */
 import { Logger, run } from 'graphile-worker';
-import { deliverWebhookTask } from '../../daemons/deliver-webhook.ts';
 import { parseSecretsKey } from '../../src/config.ts';
+import { taskListOf } from '../../src/db/jobs.ts';
 import { createOrm } from '../../src/db/orm.ts';
 import { PubSub } from '../../src/db/pubsub.ts';
 import { createLogger } from '../../src/lib/logger.ts';
+import { entities } from '../../src/modules/index.ts';
 import { WebhookService } from '../../src/modules/webhook/webhook.service.ts';
+import { deliverWebhookTask } from '../../src/modules/webhook/webhook.tasks.ts';
 
 const databaseUrl = process.env.DATABASE_URL!;
-const orm = await createOrm(databaseUrl, { poolMax: 2 });
+const orm = await createOrm(databaseUrl, { entities, poolMax: 2 });
 const webhooks = new WebhookService({
   secretsKey: parseSecretsKey(process.env.SECRETS_KEY!),
   allowPrivate: true,
@@ -24,6 +26,6 @@ await run({
   noHandleSignals: true,
   pollInterval: 100,
   logger: new Logger(() => () => {}),
-  taskList: { deliver_webhook: deliverWebhookTask({ webhooks, fork: () => orm.em.fork() }) },
+  taskList: taskListOf([deliverWebhookTask({ webhooks, fork: () => orm.em.fork() })]),
 });
 process.stdout.write('worker started\n');

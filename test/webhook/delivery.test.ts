@@ -1,9 +1,13 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { enqueueWebhook, type WebhookEvent as OutboxEvent } from '../../src/modules/webhook/outbox.ts';
+import { addJob } from '../../src/db/jobs.ts';
+import {
+  DELIVER_WEBHOOK_JOB,
+  enqueueWebhook,
+  type WebhookEvent as OutboxEvent,
+} from '../../src/modules/webhook/outbox.ts';
 import { WebhookAttempt, WebhookDelivery } from '../../src/modules/webhook/webhook.entity.ts';
-import { addJob } from '../../src/worker/jobs.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import {
   expectedSignature,
@@ -238,8 +242,9 @@ describe('a delivery', () => {
       body: {},
     }))!;
     await w.runDue();
-    await addJob(t.app.fork(), 'deliver_webhook', { deliveryId: id });
-    await addJob(t.app.fork(), 'deliver_webhook', { deliveryId: id });
+    // Two more runs for it (under keys of their own, or they would merge into one).
+    await addJob(t.app.fork(), DELIVER_WEBHOOK_JOB, { deliveryId: id }, { jobKey: 'again-1' });
+    await addJob(t.app.fork(), DELIVER_WEBHOOK_JOB, { deliveryId: id }, { jobKey: 'again-2' });
     await w.runDue();
     expect(await w.service.deliver(t.app.fork(), id)).toBe('finished');
     expect(r.requests).toHaveLength(1);

@@ -2,9 +2,10 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { run } from 'graphile-worker';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { addJob } from '../../src/db/jobs.ts';
 import { enqueueWebhook } from '../../src/modules/webhook/outbox.ts';
 import { WebhookAttempt, WebhookDelivery } from '../../src/modules/webhook/webhook.entity.ts';
-import { addJob } from '../../src/worker/jobs.ts';
+import { SWEEP_WEBHOOKS_JOB } from '../../src/modules/webhook/webhook.tasks.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { merchantWithHook, startReceiver, type WebhookWorker, webhookWorker } from './support.ts';
 
@@ -61,7 +62,7 @@ it('a worker killed mid-delivery: after restart the delivery goes out again with
     // Once the lease (timeout + margin) has passed, the sweeper re-queues it and it is delivered.
     // (Past the lease the dead worker took, however late a loaded machine let it start.)
     w.clock.advance(Math.max(30_000, orphan.leaseUntil!.getTime() - w.clock.now() + 1_000));
-    await addJob(t.app.fork(), 'sweep_webhooks', {});
+    await addJob(t.app.fork(), SWEEP_WEBHOOKS_JOB, {});
     await w.runDue();
     expect(r.requests).toHaveLength(2);
     const [first, second] = r.requests;
@@ -143,11 +144,11 @@ it('a pending delivery whose job was lost is re-queued by the sweeper', async ()
     await w.runDue();
     expect(r.requests).toHaveLength(0);
     // Within the grace period the sweeper leaves it alone (its job may just be late); after it, not.
-    await addJob(t.app.fork(), 'sweep_webhooks', {});
+    await addJob(t.app.fork(), SWEEP_WEBHOOKS_JOB, {});
     await w.runDue();
     expect(r.requests).toHaveLength(0);
     w.clock.advance(121_000);
-    await addJob(t.app.fork(), 'sweep_webhooks', {});
+    await addJob(t.app.fork(), SWEEP_WEBHOOKS_JOB, {});
     await w.runDue();
     expect(r.requests).toHaveLength(1);
     expect((await delivery(id)).status).toBe('delivered');

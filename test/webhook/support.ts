@@ -2,12 +2,12 @@ import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Logger, makeWorkerUtils, runOnce, type TaskList, type WorkerUtils } from 'graphile-worker';
-import { deliverWebhookTask } from '../../daemons/deliver-webhook.ts';
-import { sweepWebhooksTask } from '../../daemons/sweep-webhooks.ts';
+import { taskListOf } from '../../src/db/jobs.ts';
 import { PubSub } from '../../src/db/pubsub.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import type { DeliverOutcome } from '../../src/modules/webhook/delivery.ts';
 import { WebhookService, type WebhookServiceOptions } from '../../src/modules/webhook/webhook.service.ts';
+import { deliverWebhookTask, sweepWebhooksTask } from '../../src/modules/webhook/webhook.tasks.ts';
 import type { TestApp } from '../support/app.ts';
 
 /** One request as the receiver saw it. */
@@ -125,10 +125,7 @@ export async function webhookWorker(t: TestApp, options: Partial<WebhookServiceO
     return outcome;
   };
   const deps = { webhooks: recording, fork: () => t.app.fork() };
-  const taskList: TaskList = {
-    deliver_webhook: deliverWebhookTask(deps),
-    sweep_webhooks: sweepWebhooksTask(deps),
-  };
+  const taskList: TaskList = taskListOf([deliverWebhookTask(deps), sweepWebhooksTask(deps)]);
   const utils: WorkerUtils = await makeWorkerUtils({
     connectionString: t.config.databaseUrl,
     logger: quietGraphile,

@@ -1,9 +1,11 @@
 import type { EntityManager } from '../../db/orm.ts';
+import type { PubSub } from '../../db/pubsub.ts';
 import { AppError, unavailable } from '../../errors.ts';
 import { decryptSecret, safeEqual, sha256Hex } from '../../lib/crypto.ts';
 import { AllowedIp } from '../merchant/merchant.entity.ts';
 import { ipMatcher } from '../merchant/merchant.service.ts';
 import { ApiKey, OperatorToken } from './auth.entity.ts';
+import { credentialsChanged } from './credentials.ts';
 import type { NonceStore } from './nonce-store.ts';
 import { MAX_SKEW_SECONDS, NONCE_PATTERN, signRequest } from './request-signing.ts';
 
@@ -86,6 +88,15 @@ export class Authenticator {
     } catch (error) {
       throw unavailable('operator token could not be verified', error);
     }
+  }
+
+  /**
+   * Follows credential changes published by any process (a key revoked or an allowlist changed from
+   * the CLI or another replica), dropping the cached credentials of that merchant at once.
+   * Returns the unsubscribe.
+   */
+  followChanges(pubsub: PubSub): Promise<() => Promise<void>> {
+    return pubsub.on(credentialsChanged, ({ merchantId }) => this.forgetMerchant(merchantId));
   }
 
   /** Drops cached keys of a merchant after its keys or allowlist changed. */

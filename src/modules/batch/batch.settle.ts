@@ -1,11 +1,12 @@
 import { getAddress } from 'ethers';
+import { z } from 'zod';
 import type { EvmLog } from '../../chains/evm/index.ts';
 import type { NetworkConfig } from '../../chains/networks.ts';
 import { untilApplied } from '../../db/fresh-reads.ts';
+import { addJob, defineJob } from '../../db/jobs.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { faultPoint } from '../../lib/fault.ts';
 import type { Logger } from '../../lib/logger.ts';
-import { addJob } from '../../worker/jobs.ts';
 import { Payout } from '../payout/payout.entity.ts';
 import { payoutReads } from '../payout/payout.reads.ts';
 import { noteOf, revertReason } from '../payout/payout.revert.ts';
@@ -25,8 +26,12 @@ export const ITEM_PAID_TOPIC = BATCH_ROUTER.getEvent('ItemPaid')!.topicHash;
 export const ITEM_FAILED_TOPIC = BATCH_ROUTER.getEvent('ItemFailed')!.topicHash;
 export const BATCH_EXECUTED_TOPIC = BATCH_ROUTER.getEvent('BatchExecuted')!.topicHash;
 
-/** graphile-worker task that queues the next submission of a batch (daemons/batch-resubmit.ts). */
-export const RESUBMIT_TASK = 'batch_resubmit';
+/** Queues a batch's next submission; one job per (batch, submission), so a replayed range queues it once. */
+export const BATCH_RESUBMIT_JOB = defineJob({
+  name: 'batch_resubmit',
+  payload: z.object({ batchId: z.string().min(1).max(40), submission: z.number().int().min(2) }),
+  key: ({ batchId, submission }) => `batch_resubmit:${batchId}:${submission}`,
+});
 /** Delay before resubmission `n` (n ≥ 2): 5 s, 10 s, 20 s … capped at 5 min. */
 export const resubmitDelayMs = (n: number) => Math.min(5_000 * 2 ** Math.max(0, n - 2), 5 * 60_000);
 
@@ -144,13 +149,5 @@ async function scheduleResubmission(tx: EntityManager, batch: PayoutBatch): Prom
   const runAt = new Date(Date.now() + resubmitDelayMs(next));
   if (runAt.getTime() / 1000 > batch.deadline) return;
   // One job per (batch, submission): a block range replayed after a crash queues it once.
-  await addJob(
-    tx,
-    RESUBMIT_TASK,
-    { batchId: batch.id, submission: next },
-    {
-      runAt,
-      jobKey: `${RESUBMIT_TASK}:${batch.id}:${next}`,
-    },
-  );
+  await addJob(tx, BATCH_RESUBMIT_JOB, { batchId: batch.id, submission: next }, { runAt });
 }

@@ -1,11 +1,11 @@
 import { LockMode } from '@mikro-orm/core';
+import { addJob } from '../../db/jobs.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import type { Logger } from '../../lib/logger.ts';
-import { addJob } from '../../worker/jobs.ts';
 import {
+  DELIVER_WEBHOOK_JOB,
   DELIVER_WEBHOOK_TASK,
   DELIVERY_CHANNEL,
-  deliveryJobKey,
   NOTICE_JSON,
   notifyDelivery,
 } from './outbox.ts';
@@ -217,5 +217,5 @@ export function triage(em: EntityManager, id: string, now: Date, logger: Logger)
 
 /** (Re)schedules the delivery's job; a running job keeps going and a new one takes the key. */
 export function requeue(em: EntityManager, deliveryId: string, runAt?: Date): Promise<void> {
-  return addJob(em, DELIVER_WEBHOOK_TASK, { deliveryId }, { jobKey: deliveryJobKey(deliveryId), runAt });
+  return addJob(em, DELIVER_WEBHOOK_JOB, { deliveryId }, { runAt });
 }

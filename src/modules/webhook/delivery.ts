@@ -1,9 +1,9 @@
+import { addJob } from '../../db/jobs.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { decryptSecret } from '../../lib/crypto.ts';
 import type { Logger } from '../../lib/logger.ts';
-import { addJob } from '../../worker/jobs.ts';
 import { type Claimed, type ClaimResult, claimBatch, triage } from './claim.ts';
-import { DELIVER_WEBHOOK_TASK } from './outbox.ts';
+import { DELIVER_WEBHOOK_JOB } from './outbox.ts';
 import { type Outcome, type Recorded, Recorder } from './recorder.ts';
 import { LEASE_MARGIN_MS, retryDelayMs } from './schedule.ts';
 import { type ConnectionPools, type PostResult, postWebhook } from './sender.ts';
@@ -52,8 +52,6 @@ export interface DeliveryDeps {
 }
 
 const NO_KEY = 'no active API key to sign with (webhooks are signed with the merchant’s key): not sent';
-/** The job key of a run that has no delivery of its own (only one waits at a time). */
-export const PUMP_JOB_KEY = `${DELIVER_WEBHOOK_TASK}:pump`;
 /** Decrypted API secrets kept, by sealed value (a rotated key has a new one). */
 const SECRET_CACHE = 1_000;
 
@@ -192,7 +190,7 @@ export class Deliverer {
 
   /** Queues a pump run (one at a time: the job key merges them). */
   private kick(em: EntityManager): Promise<void> {
-    return addJob(em, DELIVER_WEBHOOK_TASK, {}, { jobKey: PUMP_JOB_KEY });
+    return addJob(em, DELIVER_WEBHOOK_JOB, {});
   }
 
   /** Vets, signs and POSTs one claimed attempt, then records its outcome. */
@@ -218,7 +216,7 @@ export class Deliverer {
 
   private async post(claim: Claimed, keyId: string, sealed: string): Promise<PostResult> {
     const timestamp = String(Math.floor(this.deps.now() / 1000));
-    const deadline = Date.now() + this.deps.timeoutMs;
+    const startedAt = performance.now();
     const target = await withTimeout(
       resolveTarget(claim.targetUrl, this.deps.allowPrivate, this.deps.resolve),
       this.deps.timeoutMs,
@@ -228,7 +226,7 @@ export class Deliverer {
       agent: this.deps.pools.agent(target.url, target),
       body: claim.body,
       timeoutMs: this.deps.timeoutMs,
-      remainingMs: Math.max(1, deadline - Date.now()),
+      startedAt,
       headers: {
         'content-type': 'application/json',
         'user-agent': this.deps.userAgent,

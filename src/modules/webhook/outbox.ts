@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { defineJob } from '../../db/jobs.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import type { Topic } from '../../db/pubsub.ts';
 import { newId } from '../../lib/ids.ts';
@@ -31,8 +33,17 @@ export interface WebhookEvent {
   occurredAt?: Date;
 }
 
-/** graphile-worker task that sends one delivery attempt. */
-export const DELIVER_WEBHOOK_TASK = 'deliver_webhook';
+/**
+ * The job that sends a delivery's next attempt, with whatever else is due (delivery.ts); without a
+ * delivery id it is a "pump" run, one pending at a time, queued when a run leaves work behind.
+ */
+export const DELIVER_WEBHOOK_JOB = defineJob({
+  name: 'deliver_webhook',
+  payload: z.object({ deliveryId: z.string().min(1).max(40).optional() }),
+  key: ({ deliveryId }) => `deliver_webhook:${deliveryId ?? 'pump'}`,
+});
+/** Its task name, for the statements that add or look up its jobs in SQL. */
+export const DELIVER_WEBHOOK_TASK = DELIVER_WEBHOOK_JOB.name;
 /** PostgreSQL NOTIFY channel announcing delivery changes (payload: {@link DeliveryNotice}). */
 export const DELIVERY_CHANNEL = 'webhook_delivery';
 
@@ -70,7 +81,7 @@ export const NOTICE_JSON = `json_build_object('id', d.id, 'merchantId', d.mercha
   'lastError', left(d.last_error, 2000), 'deliveredAt', d.delivered_at, 'updatedAt', d.updated_at)::text`;
 
 /** One job key per delivery: re-adding it moves the pending job instead of adding a second one. */
-export const deliveryJobKey = (deliveryId: string): string => `${DELIVER_WEBHOOK_TASK}:${deliveryId}`;
+export const deliveryJobKey = (deliveryId: string): string => DELIVER_WEBHOOK_JOB.key!({ deliveryId });
 
 /**
  * SQL adding the `deliver_webhook` job of every row of the CTE `rows` (with an `id`) matching `where`,

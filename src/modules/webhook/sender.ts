@@ -93,11 +93,14 @@ export async function postWebhook(input: {
   body: string;
   /** The attempt's timeout, as reported in the error. */
   timeoutMs: number;
-  /** What is left of it (DNS resolution may have used some); defaults to all of it. */
-  remainingMs?: number;
+  /**
+   * When the attempt started (`performance.now()`; default now): the timeout and the reported latency
+   * both count from there, name resolution included.
+   */
+  startedAt?: number;
 }): Promise<PostResult> {
-  const started = performance.now();
-  const deadline = started + (input.remainingMs ?? input.timeoutMs);
+  const started = input.startedAt ?? performance.now();
+  const deadline = started + input.timeoutMs;
   const payload = Buffer.from(input.body, 'utf8');
   for (let round = 0; ; round++) {
     const { result, staleSocket } = await postOnce(input, payload, Math.max(1, deadline - performance.now()));

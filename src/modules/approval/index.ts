@@ -1,0 +1,9 @@
+import type { GatewayModule } from '../module.ts';
+import { approvalRoutes } from './approval.rest.ts';
+import './approval.graphql.ts';
+
+/** ERC-20/TRC-20 approvals of the payout routers: build, broadcast, status. */
+export const approvalModule: GatewayModule = {
+  name: 'approval',
+  routes: approvalRoutes,
+};
