@@ -1,13 +1,14 @@
 import { ChangesNotApplied } from './fresh-reads.ts';
 import type { EntityManager } from './orm.ts';
+import { publish, type Topic } from './pubsub.ts';
 
 /**
  * One transition engine for every aggregate that changes by table (sessions, payouts): a change names
  * its kind, the snapshot it was decided from (id and version) and the columns it sets. `apply` checks
  * each change against the aggregate's transition table, writes all of them with one UPDATE per distinct
  * set of columns (a batch of 100 items settles in one statement), each row guarded by the version its
- * change was computed from, and lets the aggregate announce what was applied (webhook outbox rows,
- * change notifications) in the same transaction.
+ * change was computed from, and announces what was applied in the same transaction: the webhook outbox
+ * row of each change whose transition names an event, and a notification on the aggregate's topic.
  *
  * A change computed from a stale version writes nothing. That result cannot be ignored: every caller
  * says what it does with it (`onStale`), either `raise` (the caller's transaction rolls back and its work
@@ -47,18 +48,38 @@ export type TransitionTable<Status extends string, Event extends string> = Recor
   { from: readonly Status[]; to: readonly Status[]; event?: Event }
 >;
 
-export interface AggregateSpec<Change, M extends Record<string, Column<unknown>>> {
-  /** The table (its rows have `id`, `version`, `updated_at`). */
+export interface AggregateSpec<
+  Change,
+  M extends Record<string, Column<unknown>>,
+  Status extends string,
+  Event extends string,
+  Webhook,
+  Notice,
+> {
+  /** The table (its rows have `id`, `version`, `status`, `updated_at`). */
   table: string;
+  /** How errors name a row: `<label> <id>`. */
+  label: string;
   columns: M;
-  /** The row a change is for and the version it was computed from. */
-  subject(change: Change): { id: string; version: number };
-  /** The columns a change sets. */
+  /** What each kind of change may leave and reach, and the event it announces. */
+  transitions: TransitionTable<Status, Event>;
+  /** The row a change is for, the version it was computed from and the status it read. */
+  subject(change: Change): { id: string; version: number; status: Status };
+  kind(change: Change): string;
+  /** The columns a change sets; a `status` among them is where it moves (else it stays). */
   set(change: Change): Partial<FieldsOf<M>>;
-  /** Throws when the change breaks the transition table (a bug, never a race). */
-  check(change: Change): void;
-  /** What applied changes announce, in the same transaction (outbox rows, notifications). */
-  announce(em: EntityManager, applied: readonly Change[]): Promise<void>;
+  /** Rules beyond the table; throws on a change that breaks them (a bug, never a race). */
+  check?(change: Change, to: Status): void;
+  /** The webhook of an applied change whose transition names an event, and the outbox that takes them. */
+  webhooks: {
+    of(change: Change, event: Event): Webhook;
+    enqueue(em: EntityManager, events: Webhook[]): Promise<unknown>;
+  };
+  /** Published for every applied change. */
+  topic: Topic<Notice>;
+  notice(change: Change): Notice;
+  /** The order applied changes are announced in (default: as given). */
+  order?(a: Change, b: Change): number;
 }
 
 /** What `apply` did: the ids written, and (with `onStale: 'report'`) the changes that were not. */
@@ -74,13 +95,37 @@ export interface Aggregate<Change> {
   apply(em: EntityManager, changes: readonly Change[], onStale: OnStale): Promise<TransitionResult<Change>>;
 }
 
-export function defineAggregate<Change, M extends Record<string, Column<unknown>>>(
-  spec: AggregateSpec<Change, M>,
-): Aggregate<Change> {
+export function defineAggregate<
+  Change,
+  M extends Record<string, Column<unknown>>,
+  Status extends string,
+  Event extends string,
+  Webhook,
+  Notice,
+>(spec: AggregateSpec<Change, M, Status, Event, Webhook, Notice>): Aggregate<Change> {
   const { table, columns } = spec;
+  const to = (change: Change) =>
+    ((spec.set(change) as { status?: Status }).status ?? spec.subject(change).status) as Status;
+  const check = (change: Change) => {
+    const { id, status } = spec.subject(change);
+    checkMove(spec.transitions, spec.kind(change), `${spec.label} ${id}`, status, to(change));
+    spec.check?.(change, to(change));
+  };
+  /** Outbox rows of the applied changes whose transition names an event, and their notices. */
+  const announce = async (em: EntityManager, done: Change[]) => {
+    const ordered = spec.order ? [...done].sort(spec.order) : done;
+    await spec.webhooks.enqueue(
+      em,
+      ordered.flatMap((change) => {
+        const event = spec.transitions[spec.kind(change)]?.event;
+        return event ? [spec.webhooks.of(change, event)] : [];
+      }),
+    );
+    await publish(em, spec.topic, ordered.map(spec.notice));
+  };
   return {
     async apply(em, changes, onStale) {
-      for (const change of changes) spec.check(change);
+      for (const change of changes) check(change);
       const applied = new Set<string>();
       const groups = new Map<string, Change[]>();
       for (const change of changes) {
@@ -114,14 +159,14 @@ export function defineAggregate<Change, M extends Record<string, Column<unknown>
           `${table} transition`,
           stale.map((c) => spec.subject(c).id),
         );
-      await spec.announce(em, done);
+      await announce(em, done);
       return { applied, stale };
     },
   };
 }
 
 /** Checks a change's move against a transition table; throws naming the subject when it is not allowed. */
-export function checkMove<Status extends string>(
+function checkMove<Status extends string>(
   table: TransitionTable<Status, string>,
   kind: string,
   what: string,

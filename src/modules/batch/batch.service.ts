@@ -4,7 +4,7 @@ import { afterCursor, pageOf } from '../../db/pagination.ts';
 import { AppError, notFound, validation } from '../../errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { formatUnits } from '../../money.ts';
-import type { PayoutChains } from '../payout/payout.chain.ts';
+import type { PayoutChains, PayoutTarget } from '../payout/payout.chain.ts';
 import { Payout } from '../payout/payout.entity.ts';
 import { allocateNonce } from '../payout/payout.nonce.ts';
 import { ORDER_TTL_SECONDS } from '../payout/payout.service.ts';
@@ -78,8 +78,51 @@ export class BatchService {
    */
   async create(em: EntityManager, merchantId: string, input: CreateBatchRequest): Promise<BatchView> {
     const target = await this.chains.target(em, merchantId, { ...input, routerKind: 'batch' });
-    // Duplicate item external_ids are refused by the request schema, before this lookup.
-    const items = input.items.map((item, index) => {
+    const items = this.parseItems(target, input);
+    const totalRaw = items.reduce((sum, i) => sum + i.amountRaw, 0n);
+    const wanted = {
+      network: target.network.id,
+      token: target.token.symbol,
+      callbackUrl: input.callbackUrl || null,
+      items: items.map((i) => [i.externalId, i.recipient, i.amount]),
+    };
+    const existing = () =>
+      input.externalId
+        ? em.fork().findOne(PayoutBatch, { merchant: merchantId, externalId: input.externalId })
+        : Promise.resolve(null);
+    const before = await existing();
+    if (before) return this.repeated(em, before, wanted);
+    try {
+      await this.checkItemReferences(
+        em,
+        merchantId,
+        items.map((i) => i.externalId).filter((x) => x !== null),
+      );
+    } catch (error) {
+      // A concurrent identical create may have just committed this very batch and its items.
+      const winner = await existing();
+      if (winner) return this.repeated(em, winner, wanted);
+      throw error;
+    }
+    await this.chains.requireFunds(target, totalRaw);
+    await this.checkGas(target.network, items.length);
+    if (target.network.kind === 'tron') await this.checkEnergy(target, items);
+    const nonce = await allocateNonce(em, this.chains, target);
+    const now = this.clock();
+    const deadline = (await this.chains.chainNow(target.network, now)) + ORDER_TTL_SECONDS;
+    const id = newId('batch');
+    const inserted = await em.transactional((tx) =>
+      insertBatch(tx, { id, merchantId, input, target, items, totalRaw, nonce, deadline, now }),
+    );
+    if (!inserted) return this.repeated(em, (await existing())!, wanted);
+    const view = await this.get(em, merchantId, id);
+    return { ...view, typedData: batchTypedData(view.batch, view.items) };
+  }
+
+  /** The request's items in base units, recipients checked for the network (errors name the item). */
+  private parseItems(target: PayoutTarget, input: CreateBatchRequest): BatchItemInput[] {
+    // Duplicate item external_ids are refused by the request schema, before this.
+    return input.items.map((item, index) => {
       const at = `items[${index}]`;
       const amountRaw = this.chains.parseAmount(target.token, item.amount, `${at}.amount`);
       const recipientHex = this.chains.recipientHex(target.network, item.recipient, `${at}.recipient`);
@@ -91,123 +134,6 @@ export class BatchService {
         recipient: target.network.kind === 'tron' ? item.recipient : recipientHex,
       };
     });
-    const totalRaw = items.reduce((sum, i) => sum + i.amountRaw, 0n);
-    const wanted = {
-      network: target.network.id,
-      token: target.token.symbol,
-      callbackUrl: input.callbackUrl || null,
-      items: items.map((i) => [i.externalId, i.recipient, i.amount]),
-    };
-    if (input.externalId) {
-      const existing = await em
-        .fork()
-        .findOne(PayoutBatch, { merchant: merchantId, externalId: input.externalId });
-      if (existing) return this.repeated(em, existing, wanted);
-    }
-    try {
-      await this.checkItemReferences(
-        em,
-        merchantId,
-        items.map((i) => i.externalId).filter((x) => x !== null),
-      );
-    } catch (error) {
-      // A concurrent identical create may have just committed this very batch and its items.
-      const winner = input.externalId
-        ? await em.fork().findOne(PayoutBatch, { merchant: merchantId, externalId: input.externalId })
-        : null;
-      if (winner) return this.repeated(em, winner, wanted);
-      throw error;
-    }
-    await this.chains.requireFunds(target, totalRaw);
-    await this.checkGas(target.network, items.length);
-    if (target.network.kind === 'tron') await this.checkEnergy(target, items);
-    const nonce = await allocateNonce(em, this.chains, target);
-    const now = this.clock();
-    const deadline = (await this.chains.chainNow(target.network, now)) + ORDER_TTL_SECONDS;
-    const id = newId('batch');
-    const inserted = await em.transactional(async (tx) => {
-      const rows = await tx
-        .createQueryBuilder(PayoutBatch)
-        .insert({
-          id,
-          merchant: merchantId,
-          externalId: input.externalId ?? null,
-          network: target.network.id,
-          token: target.token.symbol,
-          tokenAddress: target.token.address,
-          total: formatUnits(totalRaw, target.token.decimals),
-          totalRaw: totalRaw.toString(),
-          itemCount: items.length,
-          callbackUrl: input.callbackUrl || null,
-          payer: target.walletHex,
-          router: target.router,
-          chainId: target.network.chainId,
-          nonce: nonce.toString(),
-          batchKey: batchKey(target.walletHex, nonce),
-          deadline,
-          submissions: 0,
-          createdAt: now,
-          updatedAt: now,
-        })
-        .onConflict(['merchant', 'externalId'])
-        .ignore()
-        .execute('run');
-      if (rows.affectedRows === 0) return false;
-      // An item reference taken meanwhile by another payout rolls the whole batch back (409).
-      const taken = await tx.execute<{ external_id: string }[]>(
-        `insert into payouts (id, merchant_id, external_id, batch_id, batch_index, order_index, network, token,
-           token_address, amount, amount_raw, recipient, recipient_hex, callback_url, payer, router, chain_id,
-           nonce, deadline, status, version, created_at, updated_at)
-         select r.id, ?, r.external_id, ?, r.idx, r.idx, ?, ?, ?, r.amount, r.amount_raw::numeric, r.recipient,
-                r.recipient_hex, ?, ?, ?, ?, ?::numeric, ?, 'pending', 0, ?, ?
-           from jsonb_to_recordset(?::jsonb) as r(id text, idx int, external_id text, amount text, amount_raw text,
-                                                  recipient text, recipient_hex text)
-         on conflict (merchant_id, external_id) do nothing
-         returning external_id`,
-        [
-          merchantId,
-          id,
-          target.network.id,
-          target.token.symbol,
-          target.token.address,
-          input.callbackUrl || null,
-          target.walletHex,
-          target.router,
-          target.network.chainId,
-          nonce.toString(),
-          deadline,
-          now,
-          now,
-          JSON.stringify(
-            items.map((i, idx) => ({
-              id: newId('payout'),
-              idx,
-              external_id: i.externalId,
-              amount: i.amount,
-              amount_raw: i.amountRaw.toString(),
-              recipient: i.recipient,
-              recipient_hex: i.recipientHex,
-            })),
-          ),
-        ],
-        'all',
-      );
-      if (taken.length !== items.length) {
-        throw new AppError(
-          'conflict',
-          'an item external_id is already used by another payout of this merchant',
-        );
-      }
-      return true;
-    });
-    if (!inserted) {
-      const existing = await em
-        .fork()
-        .findOneOrFail(PayoutBatch, { merchant: merchantId, externalId: input.externalId! });
-      return this.repeated(em, existing, wanted);
-    }
-    const view = await this.get(em, merchantId, id);
-    return { ...view, typedData: batchTypedData(view.batch, view.items) };
   }
 
   /** A repeat of the batch `external_id`: the same batch and order when the parameters match, else 409. */
@@ -298,4 +224,105 @@ export class BatchService {
     });
     return pageOf(rows, first);
   }
+}
+
+/** An item of a batch being created, checked and in base units. */
+interface BatchItemInput {
+  externalId: string | null;
+  amountRaw: bigint;
+  amount: string;
+  recipientHex: string;
+  recipient: string;
+}
+
+/**
+ * Inserts the batch and its items in the caller's transaction. False when a batch with the same
+ * `external_id` is there already (a concurrent identical create won); an item reference taken
+ * meanwhile by another payout rolls the whole batch back (409).
+ */
+async function insertBatch(
+  tx: EntityManager,
+  b: {
+    id: string;
+    merchantId: string;
+    input: CreateBatchRequest;
+    target: PayoutTarget;
+    items: BatchItemInput[];
+    totalRaw: bigint;
+    nonce: bigint;
+    deadline: number;
+    now: Date;
+  },
+): Promise<boolean> {
+  const { id, merchantId, input, target, items, totalRaw, nonce, deadline, now } = b;
+  const rows = await tx
+    .createQueryBuilder(PayoutBatch)
+    .insert({
+      id,
+      merchant: merchantId,
+      externalId: input.externalId ?? null,
+      network: target.network.id,
+      token: target.token.symbol,
+      tokenAddress: target.token.address,
+      total: formatUnits(totalRaw, target.token.decimals),
+      totalRaw: totalRaw.toString(),
+      itemCount: items.length,
+      callbackUrl: input.callbackUrl || null,
+      payer: target.walletHex,
+      router: target.router,
+      chainId: target.network.chainId,
+      nonce: nonce.toString(),
+      batchKey: batchKey(target.walletHex, nonce),
+      deadline,
+      submissions: 0,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .onConflict(['merchant', 'externalId'])
+    .ignore()
+    .execute('run');
+  if (rows.affectedRows === 0) return false;
+  // An item reference taken meanwhile by another payout rolls the whole batch back (409).
+  const taken = await tx.execute<{ external_id: string }[]>(
+    `insert into payouts (id, merchant_id, external_id, batch_id, batch_index, order_index, network, token,
+         token_address, amount, amount_raw, recipient, recipient_hex, callback_url, payer, router, chain_id,
+         nonce, deadline, status, version, created_at, updated_at)
+       select r.id, ?, r.external_id, ?, r.idx, r.idx, ?, ?, ?, r.amount, r.amount_raw::numeric, r.recipient,
+              r.recipient_hex, ?, ?, ?, ?, ?::numeric, ?, 'pending', 0, ?, ?
+         from jsonb_to_recordset(?::jsonb) as r(id text, idx int, external_id text, amount text, amount_raw text,
+                                                recipient text, recipient_hex text)
+       on conflict (merchant_id, external_id) do nothing
+       returning external_id`,
+    [
+      merchantId,
+      id,
+      target.network.id,
+      target.token.symbol,
+      target.token.address,
+      input.callbackUrl || null,
+      target.walletHex,
+      target.router,
+      target.network.chainId,
+      nonce.toString(),
+      deadline,
+      now,
+      now,
+      JSON.stringify(
+        items.map((i, idx) => ({
+          id: newId('payout'),
+          idx,
+          external_id: i.externalId,
+          amount: i.amount,
+          amount_raw: i.amountRaw.toString(),
+          recipient: i.recipient,
+          recipient_hex: i.recipientHex,
+        })),
+      ),
+    ],
+    'all',
+  );
+  if (taken.length !== items.length) {
+    throw new AppError('conflict', 'an item external_id is already used by another payout of this merchant');
+  }
+  return true;
 }

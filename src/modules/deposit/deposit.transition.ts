@@ -1,7 +1,13 @@
-import { checkMove, col, defineAggregate, type OnStale, type TransitionResult } from '../../db/aggregate.ts';
+import {
+  col,
+  defineAggregate,
+  type OnStale,
+  type TransitionResult,
+  type TransitionTable,
+} from '../../db/aggregate.ts';
 import { notApplied, untilApplied } from '../../db/fresh-reads.ts';
 import type { EntityManager } from '../../db/orm.ts';
-import { publish, topic } from '../../db/pubsub.ts';
+import { topic } from '../../db/pubsub.ts';
 import { formatUnits } from '../../money.ts';
 import { enqueueWebhooks } from '../webhook/outbox.ts';
 import { type DepositNetwork, shownAddress } from './deposit.chain.ts';
@@ -60,33 +66,21 @@ export interface DepositChange {
   at: Date;
 }
 
-const deposits = defineAggregate<DepositChange, typeof COLUMNS>({
+const deposits = defineAggregate({
   table: 'deposits',
+  label: 'deposit',
   columns: COLUMNS,
-  subject: (change) => change.deposit,
+  transitions: DEPOSIT_TRANSITIONS as TransitionTable<DepositStatus, 'deposit.confirmed'>,
+  subject: (change: DepositChange) => change.deposit,
+  kind: (change) => change.kind,
   set: (change) => ({ status: change.kind, creditedAt: change.at }),
-  check: (change) =>
-    checkMove(
-      DEPOSIT_TRANSITIONS,
-      change.kind,
-      `deposit ${change.deposit.id}`,
-      change.deposit.status,
-      change.kind,
-    ),
-  async announce(em, done) {
-    // Events in chain order.
-    const ordered = [...done].sort(
-      (a, b) =>
-        Number(a.deposit.block_number) - Number(b.deposit.block_number) ||
-        a.deposit.log_index - b.deposit.log_index,
-    );
-    await enqueueWebhooks(em, ordered.filter((c) => c.kind === 'credited').map(webhookOf));
-    await publish(
-      em,
-      depositChanged,
-      ordered.map((c) => ({ id: c.deposit.id, merchantId: c.deposit.merchant_id })),
-    );
-  },
+  webhooks: { of: webhookOf, enqueue: enqueueWebhooks },
+  topic: depositChanged,
+  notice: (c) => ({ id: c.deposit.id, merchantId: c.deposit.merchant_id }),
+  // Events in chain order.
+  order: (a, b) =>
+    Number(a.deposit.block_number) - Number(b.deposit.block_number) ||
+    a.deposit.log_index - b.deposit.log_index,
 });
 
 /** Applies deposit changes in `em`'s transaction; `onStale` says what a change computed from a stale version does. */

@@ -1,13 +1,13 @@
 import {
-  checkMove,
   col,
   defineAggregate,
   type FieldsOf,
   type OnStale,
   type TransitionResult,
+  type TransitionTable,
 } from '../../db/aggregate.ts';
 import type { EntityManager } from '../../db/orm.ts';
-import { publish, topic } from '../../db/pubsub.ts';
+import { topic } from '../../db/pubsub.ts';
 import { enqueueWebhooks, type WebhookEvent } from '../webhook/outbox.ts';
 import type { FailureReason, PayoutStatus } from './payout.entity.ts';
 
@@ -88,35 +88,21 @@ export interface PayoutChange {
   set: Partial<PayoutFields>;
 }
 
-const payouts = defineAggregate<PayoutChange, typeof COLUMNS>({
+const payouts = defineAggregate({
   table: 'payouts',
+  label: 'payout',
   columns: COLUMNS,
-  subject: (change) => change.payout,
+  transitions: PAYOUT_TRANSITIONS as TransitionTable<PayoutStatus, WebhookName>,
+  subject: (change: PayoutChange) => change.payout,
+  kind: (change) => change.kind,
   set: (change) => change.set,
-  check(change) {
-    const to = change.set.status ?? change.payout.status;
-    checkMove(PAYOUT_TRANSITIONS, change.kind, `payout ${change.payout.id}`, change.payout.status, to);
+  check(change, to) {
     if (to === 'failed' && !change.set.failureReason)
       throw new Error(`payout ${change.payout.id}: failing needs a failure_reason`);
   },
-  async announce(em, done) {
-    await enqueueWebhooks(
-      em,
-      done.flatMap((change) => {
-        const event = (PAYOUT_TRANSITIONS[change.kind] as { event?: WebhookName }).event;
-        return event ? [webhookOf(change, event)] : [];
-      }),
-    );
-    await publish(
-      em,
-      payoutChanged,
-      done.map((c) => ({
-        id: c.payout.id,
-        merchantId: c.payout.merchantId,
-        batchId: c.payout.batchId ?? '',
-      })),
-    );
-  },
+  webhooks: { of: webhookOf, enqueue: enqueueWebhooks },
+  topic: payoutChanged,
+  notice: (c) => ({ id: c.payout.id, merchantId: c.payout.merchantId, batchId: c.payout.batchId ?? '' }),
 });
 
 /**

@@ -1,13 +1,13 @@
 import {
-  checkMove,
   col,
   defineAggregate,
   type FieldsOf,
   type OnStale,
   type TransitionResult,
+  type TransitionTable,
 } from '../../db/aggregate.ts';
 import type { EntityManager } from '../../db/orm.ts';
-import { publish, topic } from '../../db/pubsub.ts';
+import { topic } from '../../db/pubsub.ts';
 import { enqueueWebhooks, type WebhookEvent } from '../webhook/outbox.ts';
 import type { OrderStatus, SessionView, Step } from './session.entity.ts';
 import { STEP_STATUS } from './session.machine.ts';
@@ -94,33 +94,22 @@ export interface SessionChange {
   txHash?: string | null;
 }
 
-const sessions = defineAggregate<SessionChange, typeof COLUMNS>({
+const sessions = defineAggregate({
   table: 'sessions',
+  label: 'session',
   columns: COLUMNS,
-  subject: (change) => change.session,
+  transitions: SESSION_TRANSITIONS as TransitionTable<OrderStatus, WebhookName>,
+  subject: (change: SessionChange) => change.session,
+  kind: (change) => change.kind,
   set: (change) => change.set,
-  check(change) {
-    const status = change.set.status ?? change.session.status;
+  check(change, status) {
     const step = change.set.step ?? change.session.step;
-    const what = `session ${change.session.id}`;
-    checkMove(SESSION_TRANSITIONS, change.kind, what, change.session.status, status);
     if (STEP_STATUS[step] !== status)
-      throw new Error(`${what}: step ${step} does not go with status ${status}`);
+      throw new Error(`session ${change.session.id}: step ${step} does not go with status ${status}`);
   },
-  async announce(em, done) {
-    await enqueueWebhooks(
-      em,
-      done.flatMap((change) => {
-        const event = (SESSION_TRANSITIONS[change.kind] as { event?: WebhookName }).event;
-        return event ? [webhookOf(change, event)] : [];
-      }),
-    );
-    await publish(
-      em,
-      sessionChanged,
-      done.map((c) => ({ id: c.session.id, merchantId: c.session.merchantId })),
-    );
-  },
+  webhooks: { of: webhookOf, enqueue: enqueueWebhooks },
+  topic: sessionChanged,
+  notice: (c) => ({ id: c.session.id, merchantId: c.session.merchantId }),
 });
 
 /**
