@@ -147,6 +147,8 @@ export async function benchApp(url: string, networks: NetworkFile, env: Record<s
     SECRETS_KEY: randomBytes(32).toString('hex'),
     RUN_WORKER: 'false',
     LOG_LEVEL: 'error',
+    // Its webhooks go to a loopback port nothing listens on.
+    WEBHOOK_ALLOW_PRIVATE: 'true',
     ...env,
   });
   const app = await createApp({ config, networks, logger: createLogger('error') });

@@ -115,10 +115,8 @@ async function main(argv: string[]) {
       const result = await (async () => {
         switch (command) {
           case 'merchant:create':
-            await m.checkWebhookUrl(values['webhook-url']);
             return m.create(em, { name: need('name'), webhookUrl: values['webhook-url'] ?? null });
           case 'merchant:update':
-            await m.checkWebhookUrl(values['webhook-url']);
             return m.update(em, need('merchant'), {
               name: values.name,
               displayName:

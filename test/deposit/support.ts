@@ -126,9 +126,7 @@ export async function depositFixture(
   const settlement = Wallet.createRandom().address;
   const shown = kind === 'tron' ? evmToTron(settlement) : settlement;
   await t.app.services.merchants.setSettlementWallet(t.app.fork(), merchant.id, network, shown);
-  await t.app.services.merchants.update(t.app.fork(), merchant.id, {
-    webhookUrl: 'http://127.0.0.1:9/hooks',
-  });
+  await t.hookTo(merchant.id, 'http://127.0.0.1:9/hooks');
   const tokenOf = (symbol: string, runner: Wallet) =>
     contractAt('TestToken', contracts.tokens[symbol]!.address, runner);
   const call = async (path: string, body: unknown) => {

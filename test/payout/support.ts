@@ -97,9 +97,7 @@ export async function payoutFixture(
   await t.app.services.merchants.setSettlementWallet(t.app.fork(), merchant.id, 'eth', payer.address);
   await t.app.services.merchants.setSettlementWallet(t.app.fork(), merchant.id, 'bare', payer.address);
   // Webhooks go nowhere reachable: the tests read the outbox.
-  await t.app.services.merchants.update(t.app.fork(), merchant.id, {
-    webhookUrl: 'http://127.0.0.1:9/hooks',
-  });
+  await t.hookTo(merchant.id, 'http://127.0.0.1:9/hooks');
   const tokenOf = (symbol: string, runner: Wallet) =>
     contractAt('TestToken', contracts.tokens[symbol]!.address, runner);
   return {

@@ -74,8 +74,8 @@ beforeAll(async () => {
   merchant = await t.merchant('Tron relays');
   await t.app.services.merchants.update(t.app.fork(), merchant.id, {
     tronPayoutWallet: evmToTron(payer.address),
-    webhookUrl: 'http://127.0.0.1:9/hooks',
   });
+  await t.hookTo(merchant.id, 'http://127.0.0.1:9/hooks');
   const token = contractAt('TestToken', contracts.tokens.USDT!.address, payer);
   await (await token.getFunction('approve')(contracts.payoutRouter, MaxUint256)).wait();
   await (await token.getFunction('approve')(contracts.batchPayoutRouter, MaxUint256)).wait();

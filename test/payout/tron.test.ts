@@ -57,8 +57,8 @@ beforeAll(async () => {
   merchant = await t.merchant('Tron payouts');
   await t.app.services.merchants.update(t.app.fork(), merchant.id, {
     tronPayoutWallet: evmToTron(payer.address),
-    webhookUrl: 'http://127.0.0.1:9/hooks',
   });
+  await t.hookTo(merchant.id, 'http://127.0.0.1:9/hooks');
   const network = t.app.services.payoutChains.network('tron');
   const f = createFollower({
     network,

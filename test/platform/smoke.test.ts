@@ -33,3 +33,21 @@ it('refuses a private default webhook URL outside development (D9)', async () =>
   );
   expect(ok.errors).toBeUndefined();
 });
+
+it('the rule lives in the merchant service: a caller without GraphQL (the CLI, a script) is refused too', async () => {
+  const merchants = t.app.services.merchants;
+  const em = t.app.fork();
+  await expect(
+    merchants.create(em, { name: 'D', webhookUrl: 'http://127.0.0.1/hook' }),
+  ).rejects.toMatchObject({
+    code: 'validation',
+    message: expect.stringMatching(/^webhook_url: 127\.0\.0\.1 resolves to a loopback address/),
+  });
+  const m = await merchants.create(em, { name: 'E' });
+  await expect(merchants.update(em, m.id, { webhookUrl: 'http://10.0.0.8/hook' })).rejects.toMatchObject({
+    code: 'validation',
+  });
+  expect((await merchants.get(t.app.fork(), m.id)).webhookUrl).toBeNull();
+  await merchants.update(em, m.id, { webhookUrl: 'https://93.184.215.14/hook' });
+  expect((await merchants.get(t.app.fork(), m.id)).webhookUrl).toBe('https://93.184.215.14/hook');
+});

@@ -6,6 +6,7 @@ import { type Config, loadConfig } from '../../src/config.ts';
 import { type HttpServer, type PageHandler, startHttpServer } from '../../src/http/server.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { signedHeaders } from '../../src/modules/auth/request-signing.ts';
+import { Merchant } from '../../src/modules/merchant/merchant.entity.ts';
 import { createTestDatabase } from './db.ts';
 
 /** A GraphQL response as tests read it; each test's assertions check the shape it relies on. */
@@ -21,6 +22,12 @@ export interface TestApp {
   config: Config;
   /** Creates a merchant with one API key; returns ids and the secret. */
   merchant(name?: string): Promise<{ id: string; keyId: string; secret: string }>;
+  /**
+   * Points a merchant's webhooks at a loopback receiver. The service refuses loopback targets unless
+   * the deployment allows private ones (the dev stack does, test apps do not), so this stores it as
+   * such a deployment would.
+   */
+  hookTo(merchantId: string, webhookUrl: string | null): Promise<void>;
   /** An operator bearer token. */
   operatorToken(): Promise<string>;
   /** Sends a signed request as the given key. */
@@ -76,6 +83,9 @@ export async function startTestApp(
       const merchant = await app.services.merchants.create(em, { name });
       const key = await app.services.merchants.issueKey(em, merchant.id);
       return { id: merchant.id, keyId: key.id, secret: key.secret };
+    },
+    async hookTo(merchantId, webhookUrl) {
+      await app.fork().nativeUpdate(Merchant, { id: merchantId }, { webhookUrl });
     },
     async operatorToken() {
       return (await app.services.operators.createToken(app.fork(), 'test')).token;

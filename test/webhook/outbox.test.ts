@@ -13,10 +13,8 @@ async function merchantWith(
   patch: { webhookUrl?: string | null; webhooksEnabled?: boolean; key?: boolean } = {},
 ) {
   const em = t.app.fork();
-  const m = await t.app.services.merchants.create(em, {
-    name: 'm',
-    webhookUrl: 'webhookUrl' in patch ? patch.webhookUrl : 'http://127.0.0.1:9/hook',
-  });
+  const m = await t.app.services.merchants.create(em, { name: 'm' });
+  await t.hookTo(m.id, 'webhookUrl' in patch ? (patch.webhookUrl ?? null) : 'http://127.0.0.1:9/hook');
   if (patch.webhooksEnabled === false)
     await t.app.services.merchants.update(em, m.id, { webhooksEnabled: false });
   if (patch.key !== false) await t.app.services.merchants.issueKey(em, m.id);

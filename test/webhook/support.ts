@@ -170,7 +170,8 @@ export type WebhookWorker = Awaited<ReturnType<typeof webhookWorker>>;
 /** A merchant with a default webhook URL and one API key. */
 export async function merchantWithHook(t: TestApp, webhookUrl: string | null) {
   const em = t.app.fork();
-  const merchant = await t.app.services.merchants.create(em, { name: 'Webhook merchant', webhookUrl });
+  const merchant = await t.app.services.merchants.create(em, { name: 'Webhook merchant' });
+  if (webhookUrl) await t.hookTo(merchant.id, webhookUrl);
   const key = await t.app.services.merchants.issueKey(em, merchant.id);
   return { id: merchant.id, keyId: key.id, secret: key.secret };
 }

@@ -108,7 +108,6 @@ builder.mutationFields((t) => ({
     },
     resolve: async (_, args, ctx) => {
       requireOperator(ctx);
-      await ctx.services.merchants.checkWebhookUrl(args.webhookUrl);
       return ctx.services.merchants.create(ctx.em, { name: args.name, webhookUrl: args.webhookUrl });
     },
   }),
@@ -119,7 +118,6 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: MerchantInput, required: true }) },
     resolve: async (_, { id, input }, ctx) => {
       requireOperator(ctx);
-      await ctx.services.merchants.checkWebhookUrl(input.webhookUrl);
       return ctx.services.merchants.update(ctx.em, String(id), {
         name: input.name ?? undefined,
         displayName: input.displayName === undefined ? undefined : input.displayName?.trim() || null,

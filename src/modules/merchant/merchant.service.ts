@@ -42,14 +42,15 @@ export class MerchantService {
 
   /**
    * Refuses a default webhook URL that resolves to a loopback, private or link-local address unless
-   * the deployment allows them (D9). Checked where operators set it; the sender checks again at send
-   * time against DNS rebinding.
+   * the deployment allows them (D9). Checked by every operation that sets it, whoever calls; the sender
+   * checks again at send time against DNS rebinding.
    */
-  async checkWebhookUrl(url: string | null | undefined): Promise<void> {
+  private async checkWebhookUrl(url: string | null | undefined): Promise<void> {
     if (url) await assertPublicUrl(url, this.deps.webhookAllowPrivate, 'webhook_url');
   }
 
   async create(em: EntityManager, input: { name: string; webhookUrl?: string | null }): Promise<Merchant> {
+    await this.checkWebhookUrl(input.webhookUrl);
     const merchant = em.create(Merchant, {
       id: newId('merchant'),
       name: input.name,
@@ -76,6 +77,7 @@ export class MerchantService {
       tronPayoutWallet?: string | null;
     },
   ): Promise<Merchant> {
+    await this.checkWebhookUrl(patch.webhookUrl);
     const merchant = await this.get(em, id);
     if (patch.tronPayoutWallet && !TRON_ADDRESS.test(patch.tronPayoutWallet)) {
       throw validation('tron_payout_wallet: must be a Tron address starting with T');
