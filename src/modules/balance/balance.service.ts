@@ -5,6 +5,7 @@ import type { NetworkRegistry } from '../../chains/registry.ts';
 import { evmToTron, tronToEvm } from '../../chains/tron/address.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { unsupported } from '../../errors.ts';
+import { withTimeout } from '../../lib/timeout.ts';
 import { formatUnits } from '../../money.ts';
 import { SettlementWallet } from '../merchant/merchant.entity.ts';
 
@@ -92,12 +93,4 @@ export class BalanceService {
       .read(network.tokens.map((t) => ({ kind: 'balanceOf' as const, token: t.address, owner: wallet })));
     return results.map((r) => (r.ok ? { raw: r.value } : { raw: null, error: r.error }));
   }
-}
-
-function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }

@@ -2,6 +2,7 @@ import { addJob } from '../../db/jobs.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { decryptSecret } from '../../lib/crypto.ts';
 import type { Logger } from '../../lib/logger.ts';
+import { withTimeout } from '../../lib/timeout.ts';
 import { type Claimed, type ClaimResult, claimBatch, triage } from './claim.ts';
 import { DELIVER_WEBHOOK_JOB } from './outbox.ts';
 import { type Outcome, type Recorded, Recorder } from './recorder.ts';
@@ -220,6 +221,7 @@ export class Deliverer {
     const target = await withTimeout(
       resolveTarget(claim.targetUrl, this.deps.allowPrivate, this.deps.resolve),
       this.deps.timeoutMs,
+      `DNS resolution timed out after ${this.deps.timeoutMs} ms`,
     );
     return postWebhook({
       url: target.url,
@@ -270,12 +272,4 @@ export class Deliverer {
     };
     return this.recorder.record(em, outcome);
   }
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`DNS resolution timed out after ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
