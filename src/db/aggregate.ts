@@ -174,7 +174,7 @@ function checkMove<Status extends string>(
   to: Status,
 ): void {
   const rule = table[kind];
-  if (!rule || !rule.from.includes(from) || !rule.to.includes(to))
+  if (!(rule?.from.includes(from) && rule.to.includes(to)))
     throw new Error(`${what}: ${kind} cannot move ${from} to ${to}`);
 }
 

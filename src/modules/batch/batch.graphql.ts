@@ -1,7 +1,6 @@
-import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
 import { merchantScope, requireOperator } from '../../graphql/guards.ts';
-import { pageRef } from '../../graphql/pagination.ts';
+import { operatorListing, pageRef } from '../../graphql/pagination.ts';
 import { PayoutRef } from '../payout/payout.graphql.ts';
 import { payoutChanged } from '../payout/payout.transition.ts';
 import { authorizeBatch } from './batch.authorize.ts';
@@ -97,24 +96,19 @@ builder.queryFields((t) => ({
     resolve: (_, { merchantId, input }, ctx) =>
       ctx.services.batches.get(ctx.em, merchantScope(ctx, merchantId && String(merchantId)), input.batch),
   }),
-  payoutBatches: t.field({
+  payoutBatches: operatorListing(t, {
     type: BatchPageRef,
     description: 'Batches newest first.',
-    args: {
-      merchantId: t.arg.id(),
-      network: t.arg.string(),
-      first: t.arg.int({ validate: z.number().int().min(1).max(200) }),
-      after: t.arg.string(),
-    },
-    resolve: (_, args, ctx) => {
-      requireOperator(ctx);
-      return ctx.services.batches.list(
+    args: { merchantId: t.arg.id(), network: t.arg.string() },
+    max: 200,
+    byDefault: 50,
+    list: (ctx, args, first, after) =>
+      ctx.services.batches.list(
         ctx.em,
         { merchantId: args.merchantId ? String(args.merchantId) : null, network: args.network },
-        args.first ?? 50,
-        args.after,
-      );
-    },
+        first,
+        after,
+      ),
   }),
 }));
 

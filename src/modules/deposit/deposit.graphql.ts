@@ -1,7 +1,6 @@
-import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
 import { merchantScope, requireOperator } from '../../graphql/guards.ts';
-import { pageRef } from '../../graphql/pagination.ts';
+import { operatorListing, pageRef } from '../../graphql/pagination.ts';
 import { formatUnits } from '../../money.ts';
 import {
   DEPOSIT_STATUSES,
@@ -127,7 +126,6 @@ const AddressInput = builder.inputType('DepositAddressInput', {
 
 const DepositStatusEnum = builder.enumType('DepositStatus', { values: DEPOSIT_STATUSES });
 const SweepStatusEnum = builder.enumType('SweepStatus', { values: SWEEP_STATUSES });
-const PAGE = z.number().int().min(1).max(200);
 
 builder.mutationFields((t) => ({
   depositAddress: t.field({
@@ -143,7 +141,7 @@ builder.mutationFields((t) => ({
 }));
 
 builder.queryFields((t) => ({
-  deposits: t.field({
+  deposits: operatorListing(t, {
     type: DepositPageRef,
     description: 'Deposits to standing addresses, newest first (operators).',
     args: {
@@ -151,12 +149,11 @@ builder.queryFields((t) => ({
       network: t.arg.string(),
       playerId: t.arg.string(),
       status: t.arg({ type: DepositStatusEnum }),
-      first: t.arg.int({ validate: PAGE }),
-      after: t.arg.string(),
     },
-    resolve: (_, args, ctx) => {
-      requireOperator(ctx);
-      return ctx.services.deposits.listDeposits(
+    max: 200,
+    byDefault: 50,
+    list: (ctx, args, first, after) =>
+      ctx.services.deposits.listDeposits(
         ctx.em,
         {
           merchantId: args.merchantId ? String(args.merchantId) : null,
@@ -164,10 +161,9 @@ builder.queryFields((t) => ({
           playerId: args.playerId,
           status: args.status,
         },
-        args.first ?? 50,
-        args.after,
-      );
-    },
+        first,
+        after,
+      ),
   }),
   depositAddresses: t.field({
     type: [AddressRef],
@@ -179,24 +175,14 @@ builder.queryFields((t) => ({
       return ctx.services.deposits.addresses(ctx.em, String(args.merchantId), args.playerId);
     },
   }),
-  sweeps: t.field({
+  sweeps: operatorListing(t, {
     type: SweepPageRef,
     description: 'Sweeps newest first (operators).',
-    args: {
-      network: t.arg.string(),
-      status: t.arg({ type: SweepStatusEnum }),
-      first: t.arg.int({ validate: PAGE }),
-      after: t.arg.string(),
-    },
-    resolve: (_, args, ctx) => {
-      requireOperator(ctx);
-      return ctx.services.deposits.listSweeps(
-        ctx.em,
-        { network: args.network, status: args.status },
-        args.first ?? 50,
-        args.after,
-      );
-    },
+    args: { network: t.arg.string(), status: t.arg({ type: SweepStatusEnum }) },
+    max: 200,
+    byDefault: 50,
+    list: (ctx, args, first, after) =>
+      ctx.services.deposits.listSweeps(ctx.em, { network: args.network, status: args.status }, first, after),
   }),
   sweepTotals: t.field({
     type: [TotalRef],

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
 import { merchantScope, requireOperator } from '../../graphql/guards.ts';
-import { pageRef } from '../../graphql/pagination.ts';
+import { operatorListing, pageRef } from '../../graphql/pagination.ts';
 import { RelayRequestRef } from '../../relay/relay.graphql.ts';
 import { relayOf } from '../../relay/relay.status.ts';
 import { authorizePayout } from './payout.authorize.ts';
@@ -126,28 +126,23 @@ builder.queryFields((t) => ({
       return ctx.services.payouts.get(ctx.em, null, String(args.id));
     },
   }),
-  payouts: t.field({
+  payouts: operatorListing(t, {
     type: PayoutPageRef,
     description: 'Payouts newest first.',
-    args: {
-      filter: t.arg({ type: PayoutFilterInput }),
-      first: t.arg.int({ validate: z.number().int().min(1).max(500) }),
-      after: t.arg.string(),
-    },
-    resolve: (_, args, ctx) => {
-      requireOperator(ctx);
-      const f = args.filter ?? {};
-      return ctx.services.payouts.list(
+    args: { filter: t.arg({ type: PayoutFilterInput }) },
+    max: 500,
+    byDefault: 50,
+    list: (ctx, { filter: f }, first, after) =>
+      ctx.services.payouts.list(
         ctx.em,
         {
           ...f,
-          merchantId: f.merchantId ? String(f.merchantId) : null,
-          status: (f.status as Payout['status'] | null | undefined) ?? null,
+          merchantId: f?.merchantId ? String(f.merchantId) : null,
+          status: (f?.status as Payout['status'] | null | undefined) ?? null,
         },
-        args.first ?? 50,
-        args.after,
-      );
-    },
+        first,
+        after,
+      ),
   }),
 }));
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
 import { merchantScope, requireOperator } from '../../graphql/guards.ts';
-import { pageRef } from '../../graphql/pagination.ts';
+import { operatorListing, pageRef } from '../../graphql/pagination.ts';
 import type { Session } from './session.entity.ts';
 import { ORDER_STATUSES } from './session.entity.ts';
 import { initRequest, statusRequest, stepRequest } from './session.schemas.ts';
@@ -165,24 +165,19 @@ builder.queryFields((t) => ({
       return ctx.services.sessions.get(ctx.em, null, String(args.id));
     },
   }),
-  sessions: t.field({
+  sessions: operatorListing(t, {
     type: SessionPageRef,
     description: 'Sessions newest first.',
-    args: {
-      filter: t.arg({ type: SessionFilterInput }),
-      first: t.arg.int({ validate: z.number().int().min(1).max(500) }),
-      after: t.arg.string(),
-    },
-    resolve: (_, args, ctx) => {
-      requireOperator(ctx);
-      const f = args.filter ?? {};
-      return ctx.services.sessions.list(
+    args: { filter: t.arg({ type: SessionFilterInput }) },
+    max: 500,
+    byDefault: 50,
+    list: (ctx, { filter: f }, first, after) =>
+      ctx.services.sessions.list(
         ctx.em,
-        { ...f, merchantId: f.merchantId ? String(f.merchantId) : null },
-        args.first ?? 50,
-        args.after,
-      );
-    },
+        { ...f, merchantId: f?.merchantId ? String(f.merchantId) : null },
+        first,
+        after,
+      ),
   }),
 }));
 

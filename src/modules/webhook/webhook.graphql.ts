@@ -1,8 +1,7 @@
 import { Repeater } from 'graphql-yoga';
-import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
 import { requireOperator } from '../../graphql/guards.ts';
-import { pageRef } from '../../graphql/pagination.ts';
+import { operatorListing, pageRef } from '../../graphql/pagination.ts';
 import { DELIVERY_STATUSES, type WebhookAttempt, WebhookDelivery } from './webhook.entity.ts';
 import { MAX_PAGE_SIZE } from './webhook.service.ts';
 
@@ -63,25 +62,24 @@ const FilterInput = builder.inputType('WebhookDeliveryFilter', {
 });
 
 builder.queryFields((t) => ({
-  webhookDeliveries: t.field({
+  webhookDeliveries: operatorListing(t, {
     type: PageRef,
     description: 'Deliveries, newest first.',
-    args: {
-      filter: t.arg({ type: FilterInput }),
-      first: t.arg.int({ validate: z.number().int().min(1).max(MAX_PAGE_SIZE) }),
-      after: t.arg.string(),
-    },
-    resolve: (_, args, ctx) => {
-      requireOperator(ctx);
-      const f = args.filter ?? {};
-      const filter = {
-        merchantId: f.merchantId ? String(f.merchantId) : null,
-        status: f.status,
-        event: f.event,
-        subjectId: f.subjectId,
-      };
-      return ctx.services.webhooks.list(ctx.em, filter, args.first ?? 20, args.after);
-    },
+    args: { filter: t.arg({ type: FilterInput }) },
+    max: MAX_PAGE_SIZE,
+    byDefault: 20,
+    list: (ctx, { filter: f }, first, after) =>
+      ctx.services.webhooks.list(
+        ctx.em,
+        {
+          merchantId: f?.merchantId ? String(f.merchantId) : null,
+          status: f?.status,
+          event: f?.event,
+          subjectId: f?.subjectId,
+        },
+        first,
+        after,
+      ),
   }),
   webhookDelivery: t.field({
     type: DeliveryRef,
