@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { updatedAt } from '../db/timestamps.ts';
 
 /**
  * How far one consumer (stream) of a network's follower has processed the chain. Advanced in the
@@ -16,10 +17,7 @@ export const ChainCursorSchema = defineEntity({
     blockHash: p.string().length(66),
     /** The chain's own time of that block, seconds. */
     blockTimestamp: p.bigint('number'),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    updatedAt: updatedAt(),
   },
 });
 export class ChainCursor extends ChainCursorSchema.class {}

@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { createdAt, updatedAt } from '../db/timestamps.ts';
 
 /** Who asked for a relay; each kind registers a {@link RelayHandler} (src/relay/types.ts). */
 export const RELAY_KINDS = ['payout', 'batch', 'sweep', 'test'] as const;
@@ -55,11 +56,8 @@ export const RelayRequestSchema = defineEntity({
     nonce: p.bigint('number').nullable(),
     /** Sending attempts that ended in a retry (backoff). */
     attempts: p.integer().default(0),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
   },
 });
 export class RelayRequest extends RelayRequestSchema.class {}
@@ -106,7 +104,7 @@ export const RelayTransactionSchema = defineEntity({
     expiration: p.bigint('number').nullable(),
     status: p.enum(RELAY_TX_STATUSES).default('signed'),
     minedBlock: p.bigint('number').nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: createdAt(),
     sentAt: p.datetime().nullable(),
   },
 });
@@ -128,10 +126,7 @@ export const RelayerWalletSchema = defineEntity({
     /** Since when the wallet cannot pay for gas; null when it can. */
     outOfGasSince: p.datetime().nullable(),
     lastError: p.text().nullable(),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    updatedAt: updatedAt(),
   },
 });
 export class RelayerWallet extends RelayerWalletSchema.class {}

@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { createdAt } from '../../db/timestamps.ts';
 import { Merchant } from '../merchant/merchant.entity.ts';
 
 /**
@@ -13,7 +14,7 @@ export const ApiKeySchema = defineEntity({
     merchant: () => p.manyToOne(Merchant).deleteRule('cascade').index(),
     label: p.string().length(200).nullable(),
     secretSealed: p.text(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: createdAt(),
     revokedAt: p.datetime().nullable(),
   },
 });
@@ -28,7 +29,7 @@ export const OperatorTokenSchema = defineEntity({
     id: p.string().length(40).primary(),
     name: p.string().length(200),
     tokenHash: p.string().length(64).unique(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: createdAt(),
     revokedAt: p.datetime().nullable(),
   },
 });

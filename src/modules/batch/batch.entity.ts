@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { createdAt, updatedAt } from '../../db/timestamps.ts';
 import { Merchant } from '../merchant/merchant.entity.ts';
 
 /**
@@ -39,11 +40,8 @@ export const PayoutBatchSchema = defineEntity({
     signature: p.string().length(132).nullable(),
     /** Submissions of the signed batch so far (the router pays only still-unpaid items on each). */
     submissions: p.integer().default(0),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
     authorizedAt: p.datetime().nullable(),
   },
 });

@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { createdAt, updatedAt } from '../../db/timestamps.ts';
 import { Payment } from '../ledger/payment.entity.ts';
 import { Merchant } from '../merchant/merchant.entity.ts';
 
@@ -33,7 +34,7 @@ export const DepositAddressSchema = defineEntity({
     address: p.string().length(42),
     /** The forwarder's code is on chain (set by the first sweep). */
     deployed: p.boolean().default(false),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: createdAt(),
   },
 });
 export class DepositAddress extends DepositAddressSchema.class {}
@@ -86,11 +87,8 @@ export const DepositSchema = defineEntity({
     sweptAt: p.datetime().nullable(),
     /** Guards transitions (deposit.transition.ts): a change computed from another version writes nothing. */
     version: p.integer().default(0),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
   },
 });
 export class Deposit extends DepositSchema.class {}
@@ -135,11 +133,8 @@ export const SweepSchema = defineEntity({
     minedBlock: p.bigint('number').nullable(),
     outcomes: p.json<SweepOutcome[]>().nullable(),
     lastError: p.text().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
   },
 });
 export class Sweep extends SweepSchema.class {}

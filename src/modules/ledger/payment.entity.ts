@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { createdAt } from '../../db/timestamps.ts';
 
 /** What kind of on-chain transfer a ledger row records. */
 export const PAYMENT_KINDS = [
@@ -40,7 +41,7 @@ export const PaymentSchema = defineEntity({
     amountRaw: p.decimal('string').precision(78).scale(0),
     /** The router event's `orderRef` (router payments only). */
     orderRef: p.string().length(66).nullable().index(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: createdAt(),
   },
 });
 export class Payment extends PaymentSchema.class {}

@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { createdAt, updatedAt } from '../../db/timestamps.ts';
 
 /** A merchant: owns API keys, settlement wallets, sessions and payouts. */
 export const MerchantSchema = defineEntity({
@@ -14,11 +15,8 @@ export const MerchantSchema = defineEntity({
     webhooksEnabled: p.boolean().default(true),
     /** Separate payout wallet on `tron` (the settlement wallet pays out on EVM networks). */
     tronPayoutWallet: p.string().length(64).nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
   },
 });
 export class Merchant extends MerchantSchema.class {}
@@ -34,11 +32,8 @@ export const SettlementWalletSchema = defineEntity({
     merchant: () => p.manyToOne(Merchant).deleteRule('cascade'),
     network: p.string().length(32),
     address: p.string().length(64),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
   },
 });
 export class SettlementWallet extends SettlementWalletSchema.class {}
@@ -53,7 +48,7 @@ export const AllowedIpSchema = defineEntity({
     id: p.integer().primary().autoincrement(),
     merchant: () => p.manyToOne(Merchant).deleteRule('cascade'),
     cidr: p.string().length(64),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: createdAt(),
   },
 });
 export class AllowedIp extends AllowedIpSchema.class {}

@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { createdAt, updatedAt } from '../../db/timestamps.ts';
 import { Merchant } from '../merchant/merchant.entity.ts';
 
 /** Payout status (section 3.4). */
@@ -79,11 +80,8 @@ export const PayoutSchema = defineEntity({
     /** Why the relay is waiting or retrying (e.g. the relayer is out of gas); operators. */
     relayNote: p.text().nullable(),
     version: p.integer().default(0),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
     authorizedAt: p.datetime().nullable(),
     settledAt: p.datetime().nullable(),
   },
@@ -103,10 +101,7 @@ export const RouterNonceSchema = defineEntity({
     router: p.string().length(42).primary(),
     signer: p.string().length(42).primary(),
     next: p.decimal('string').precision(78).scale(0),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    updatedAt: updatedAt(),
   },
 });
 export class RouterNonce extends RouterNonceSchema.class {}

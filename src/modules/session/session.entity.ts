@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { createdAt, updatedAt } from '../../db/timestamps.ts';
 import { Payment } from '../ledger/payment.entity.ts';
 import { Merchant } from '../merchant/merchant.entity.ts';
 
@@ -87,11 +88,8 @@ export const SessionSchema = defineEntity({
     /** Bumped by every change: a step computed from an older version is refused and recomputed. */
     version: p.integer().default(0),
     failureReason: p.string().length(64).nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
     settledAt: p.datetime().nullable(),
     /**
      * SHA-256 (hex) of the session's current hosted-link token (D12); the token itself is never

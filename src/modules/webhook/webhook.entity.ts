@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { createdAt, updatedAt } from '../../db/timestamps.ts';
 import { Merchant } from '../merchant/merchant.entity.ts';
 
 /** Delivery states: `pending` (waiting for its next attempt), `delivering` (an attempt is in flight), then `delivered` or `failed`. */
@@ -25,7 +26,7 @@ export const WebhookEventSchema = defineEntity({
     callbackUrl: p.string().length(2048).nullable(),
     /** One line of JSON, exactly as signed and sent. */
     body: p.text(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: createdAt(),
   },
 });
 export class WebhookEvent extends WebhookEventSchema.class {}
@@ -52,11 +53,8 @@ export const WebhookDeliverySchema = defineEntity({
     lastStatusCode: p.integer().nullable(),
     lastError: p.text().nullable(),
     deliveredAt: p.datetime().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
   },
 });
 export class WebhookDelivery extends WebhookDeliverySchema.class {}
