@@ -38,3 +38,21 @@ it('creates a merchant, issues a key the service accepts, sets a wallet and an a
   const token = await cli('operator:token', '--name', 'ci');
   expect(token.token).toMatch(/^opk_/);
 }, 90_000);
+
+it('answers an unknown command, an option another command has, or a missing one with the usage of every command', async () => {
+  const refused = (...args: string[]) =>
+    cli(...args).then(
+      () => '',
+      (error: { stderr: string; code: number }) => {
+        expect(error.code).toBe(1);
+        return error.stderr;
+      },
+    );
+  const unknown = await refused('merchant:delete');
+  for (const name of ['merchant:create', 'key:rotate', 'payouts:list', 'relayers', 'contracts:deploy'])
+    expect(unknown).toContain(`\n  ${name}`);
+  expect(await refused('key:issue', '--merchant', 'mer_x', '--grace-seconds', '5')).toMatch(
+    /^key:issue: Unknown option '--grace-seconds'[\s\S]*usage: npm run cli/,
+  );
+  expect(await refused('key:revoke')).toMatch(/^key:revoke: --key is required\nusage: npm run cli/);
+});

@@ -1,0 +1,291 @@
+import type { ParseArgsOptionsConfig } from 'node:util';
+import type { App } from '../app.ts';
+import { deployToNetwork } from '../chains/deploy-cli.ts';
+import { ConfigError } from '../config.ts';
+import type { EntityManager } from '../db/orm.ts';
+import type { Payout, PayoutStatus } from '../modules/payout/payout.entity.ts';
+import { relayerWallets, relayOf } from '../relay/relay.status.ts';
+
+/**
+ * The operator CLI's commands, as a table: each names its options, says whether it needs the
+ * database, and runs the same service operations GraphQL runs. Usage text is generated from it.
+ */
+
+type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
+
+/** What a command runs with: its parsed options, and (with a database) the app and an EntityManager. */
+export interface CommandInput {
+  values: Values;
+  /** The value of a required option; a missing one stops with the usage. */
+  need(option: string): string;
+  app: App;
+  em: EntityManager;
+}
+
+export interface Command {
+  name: string;
+  /** Its options as usage shows them. */
+  synopsis: string;
+  /** One more line of usage, when the options do not say it all. */
+  note?: string;
+  options: ParseArgsOptionsConfig;
+  run(input: CommandInput): Promise<unknown>;
+}
+
+/** A command that runs without the service's database: it gets its options only. */
+export interface StandaloneCommand extends Omit<Command, 'run'> {
+  standalone: true;
+  run(input: Pick<CommandInput, 'values' | 'need'>): Promise<unknown>;
+}
+
+/** Table entries, typed by what they need. */
+const command = (c: Command): Command => c;
+const standalone = (c: Omit<StandaloneCommand, 'standalone'>): StandaloneCommand => ({
+  ...c,
+  standalone: true,
+});
+
+const text = { type: 'string' } as const;
+const many = { type: 'string', multiple: true } as const;
+
+export const COMMANDS: readonly (Command | StandaloneCommand)[] = [
+  command({
+    name: 'merchant:create',
+    synopsis: '--name NAME [--webhook-url URL]',
+    options: { name: text, 'webhook-url': text },
+    run: ({ app, em, values, need }) =>
+      app.services.merchants.create(em, {
+        name: need('name'),
+        webhookUrl: (values['webhook-url'] as string | undefined) ?? null,
+      }),
+  }),
+  command({
+    name: 'merchant:update',
+    synopsis:
+      '--merchant ID [--name N] [--display-name N] [--webhook-url URL] [--webhooks on|off] [--tron-payout-wallet T…]',
+    options: {
+      merchant: text,
+      name: text,
+      'display-name': text,
+      'webhook-url': text,
+      webhooks: text,
+      'tron-payout-wallet': text,
+    },
+    run: ({ app, em, values, need }) => {
+      const display = values['display-name'] as string | undefined;
+      return app.services.merchants.update(em, need('merchant'), {
+        name: values.name as string | undefined,
+        displayName: display === undefined ? undefined : display.trim() || null,
+        webhookUrl: values['webhook-url'] as string | undefined,
+        webhooksEnabled: values.webhooks === undefined ? undefined : values.webhooks === 'on',
+        tronPayoutWallet: values['tron-payout-wallet'] as string | undefined,
+      });
+    },
+  }),
+  command({
+    name: 'key:issue',
+    synopsis: '--merchant ID [--label L]',
+    options: { merchant: text, label: text },
+    run: ({ app, em, values, need }) =>
+      app.services.merchants.issueKey(em, need('merchant'), values.label as string | undefined),
+  }),
+  command({
+    name: 'key:rotate',
+    synopsis: '--key ID [--grace-seconds N]',
+    options: { key: text, 'grace-seconds': text },
+    run: async ({ app, em, values, need }) => {
+      const grace = Number(values['grace-seconds'] ?? 0);
+      const { issued, revoked } = await app.services.merchants.rotateKey(em, need('key'), grace);
+      return { issued, revoked: { id: revoked.id, revokedAt: revoked.revokedAt } };
+    },
+  }),
+  command({
+    name: 'key:revoke',
+    synopsis: '--key ID',
+    options: { key: text },
+    run: async ({ app, em, need }) => {
+      const key = await app.services.merchants.revokeKey(em, need('key'));
+      return { id: key.id, revokedAt: key.revokedAt };
+    },
+  }),
+  command({
+    name: 'wallet:set',
+    synopsis: '--merchant ID --network NET --address ADDR',
+    options: { merchant: text, network: text, address: text },
+    run: async ({ app, em, need }) => {
+      const merchantId = need('merchant');
+      const w = await app.services.merchants.setSettlementWallet(
+        em,
+        merchantId,
+        need('network'),
+        need('address'),
+      );
+      return { merchantId, network: w.network, address: w.address };
+    },
+  }),
+  command({
+    name: 'allowlist:set',
+    synopsis: '--merchant ID [--ip CIDR ...]',
+    note: 'no --ip clears it: any address allowed',
+    options: { merchant: text, ip: many },
+    run: async ({ app, em, values, need }) =>
+      (await app.services.merchants.setAllowlist(em, need('merchant'), (values.ip as string[]) ?? [])).map(
+        (a) => a.cidr,
+      ),
+  }),
+  command({
+    name: 'operator:token',
+    synopsis: '--name NAME',
+    options: { name: text },
+    run: ({ app, em, need }) => app.services.operators.createToken(em, need('name')),
+  }),
+  command({
+    name: 'payouts:list',
+    synopsis: '[--merchant ID] [--status S] [--network NET] [--batch pb_…] [--first N]',
+    options: { merchant: text, status: text, network: text, batch: text, first: text },
+    run: async ({ app, em, values }) => {
+      const page = await app.services.payouts.list(
+        em,
+        {
+          merchantId: (values.merchant as string | undefined) ?? null,
+          status: (values.status as PayoutStatus | undefined) ?? null,
+          network: (values.network as string | undefined) ?? null,
+          batchId: (values.batch as string | undefined) ?? null,
+        },
+        Math.min(500, Math.max(1, Number(values.first ?? 50) || 50)),
+      );
+      return page.nodes.map(payoutSummary);
+    },
+  }),
+  command({
+    name: 'payout:show',
+    synopsis: '--payout ID',
+    note: 'with its relays, every transaction and replacement',
+    options: { payout: text },
+    run: async ({ app, em, need }) => {
+      const payout = await app.services.payouts.get(em, null, need('payout'));
+      const relays = await relayOf(em, payout.batchId ? { batchId: payout.batchId } : { id: payout.id });
+      return {
+        ...payoutSummary(payout),
+        relays: relays.map(({ request, transactions }) => ({
+          id: request.id,
+          status: request.status,
+          txHash: request.txHash,
+          lastError: request.lastError,
+          transactions: transactions.map((t) => ({
+            hash: t.hash,
+            kind: t.kind,
+            nonce: t.nonce,
+            status: t.status,
+            maxFeePerGas: t.maxFee,
+            createdAt: t.createdAt,
+          })),
+        })),
+      };
+    },
+  }),
+  command({
+    name: 'batch:show',
+    synopsis: '--batch pb_…',
+    options: { batch: text },
+    run: async ({ app, em, need }) => {
+      const { batch, items, status } = await app.services.batches.get(em, null, need('batch'));
+      return {
+        id: batch.id,
+        merchantId: batch.merchant.id,
+        externalId: batch.externalId,
+        status,
+        network: batch.network,
+        token: batch.token,
+        total: batch.total,
+        submissions: batch.submissions,
+        deadline: batch.deadline,
+        items: items.map(payoutSummary),
+      };
+    },
+  }),
+  command({
+    name: 'relayers',
+    synopsis: '',
+    note: "each network's relayer wallet: balance, queue, out of gas",
+    options: {},
+    run: ({ app, em }) => relayerWallets(app.services.relayer, em),
+  }),
+  standalone({
+    name: 'contracts:deploy',
+    synopsis:
+      '--network-file F --network ID --key-file K --fee-wallet ADDR [--owner ADDR] [--sweeper ADDR ...]',
+    note: "deploys the routers and the ForwarderFactory to the network's node, EVM or Tron, verifies them and writes their addresses into F; no database",
+    options: {
+      'network-file': text,
+      network: text,
+      'key-file': text,
+      'fee-wallet': text,
+      owner: text,
+      sweeper: many,
+    },
+    run: ({ values, need }) =>
+      deployToNetwork({
+        file: need('network-file'),
+        network: need('network'),
+        keyFile: need('key-file'),
+        feeWallet: need('fee-wallet'),
+        ...(values.owner ? { owner: values.owner as string } : {}),
+        sweepers: (values.sweeper as string[] | undefined) ?? [],
+        progress: (step) => console.error(step),
+      }),
+  }),
+];
+
+/** The usage text, from the table. */
+export function usage(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  const lines = COMMANDS.map((c) => {
+    const line = `  ${c.name.padEnd(width)} ${c.synopsis}`.trimEnd();
+    return c.note ? `${line}\n  ${' '.repeat(width)} (${c.note})` : line;
+  });
+  return `usage: npm run cli -- <command> [options]\ncommands:\n${lines.join('\n')}`;
+}
+
+export function findCommand(name: string | undefined): Command | StandaloneCommand {
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) throw new ConfigError(usage());
+  return command;
+}
+
+/** A required option's value, or a ConfigError naming it, with the usage. */
+export function needOf(command: string, values: Values) {
+  return (option: string): string => {
+    const value = values[option];
+    if (typeof value !== 'string' || !value)
+      throw new ConfigError(`${command}: --${option} is required\n${usage()}`);
+    return value;
+  };
+}
+
+/** What the CLI prints of a payout: the row without the signature, amounts as strings. */
+function payoutSummary(p: Payout) {
+  return {
+    id: p.id,
+    merchantId: p.merchant.id,
+    externalId: p.externalId,
+    batchId: p.batchId,
+    batchIndex: p.batchIndex,
+    status: p.status,
+    failureReason: p.failureReason,
+    network: p.network,
+    token: p.token,
+    amount: p.amount,
+    recipient: p.recipient,
+    payer: p.payer,
+    router: p.router,
+    nonce: p.nonce,
+    deadline: p.deadline,
+    txHash: p.txHash,
+    executedBlock: p.executedBlock,
+    relayNote: p.relayNote,
+    createdAt: p.createdAt,
+    authorizedAt: p.authorizedAt,
+    settledAt: p.settledAt,
+  };
+}
