@@ -46,8 +46,6 @@ export function clientIp(req: IncomingMessage, trustProxy: boolean): string | un
   return req.socket.remoteAddress;
 }
 
-const FIXED_ROUTES = new Set(['/healthz', '/readyz', '/metrics', '/graphql', '/openapi.json']);
-
 /** Starts the HTTP server: REST `/v1`, `/graphql` (+ WebSocket subscriptions), health and docs. */
 export async function startHttpServer(
   app: App,
@@ -57,12 +55,34 @@ export async function startHttpServer(
   const readiness = createReadiness(app);
   const openapi = JSON.stringify(openApiDocument(app.rest.routes));
   const pages = options.pages ?? [];
+  /** The fixed paths, by path (also the only route names metrics report as they are). */
+  const fixed: Record<string, (req: IncomingMessage, res: ServerResponse) => unknown> = {
+    '/healthz': (_, res) => sendJson(res, 200, { status: 'ok' }),
+    '/readyz': (_, res) => ready(res, readiness),
+    '/metrics': (req, res) => metrics(app, req, res),
+    '/openapi.json': (_, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'access-control-allow-origin': '*' });
+      res.end(openapi);
+    },
+    '/graphql': (req, res) => graphql.handle(req, res),
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const url = requestUrl(req.url ?? '/');
+    const method = req.method ?? 'GET';
+    const route = Object.hasOwn(fixed, url.pathname) ? fixed[url.pathname] : undefined;
+    if (route) return void (await route(req, res));
+    if (await serveGraphiqlAsset(req, res, url)) return;
+    if (url.pathname.startsWith('/v1/')) return rest(app, req, res, url, method);
+    for (const page of pages) if (await page(req, res, url)) return;
+    throw new AppError('not_found', `no route for ${method} ${url.pathname}`);
+  }
 
   const server = createServer({ connectionsCheckingInterval: CONNECTIONS_CHECK_MS }, (req, res) => {
     const started = performance.now();
     res.once('finish', () =>
       app.metrics.observeRequest(
-        routeName(req),
+        routeName(app, fixed, req),
         req.method ?? 'GET',
         res.statusCode,
         (performance.now() - started) / 1000,
@@ -75,7 +95,6 @@ export async function startHttpServer(
       else res.destroy();
     });
   });
-
   // Slow clients (a header byte every few seconds, a body that trickles in) are cut off: Node's
   // defaults would hold such a connection for a minute or more.
   server.headersTimeout = app.config.httpHeadersTimeoutMs;
@@ -83,97 +102,6 @@ export async function startHttpServer(
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) =>
     answerClientError(error, socket),
   );
-
-  async function handle(req: IncomingMessage, res: ServerResponse) {
-    const url = requestUrl(req.url ?? '/');
-    const method = req.method ?? 'GET';
-    if (url.pathname === '/healthz') return sendJson(res, 200, { status: 'ok' });
-    if (url.pathname === '/readyz') return ready(res);
-    if (url.pathname === '/metrics') return metrics(req, res);
-    if (url.pathname === '/openapi.json') {
-      res.writeHead(200, { 'content-type': 'application/json', 'access-control-allow-origin': '*' });
-      return void res.end(openapi);
-    }
-    if (url.pathname === '/graphql') return graphql.handle(req, res);
-    if (await serveGraphiqlAsset(req, res, url)) return;
-    if (url.pathname.startsWith('/v1/')) return rest(req, res, url, method);
-    for (const page of pages) if (await page(req, res, url)) return;
-    throw new AppError('not_found', `no route for ${method} ${url.pathname}`);
-  }
-
-  /** 200 when the database and a node of every network answer; else 503 naming what does not. */
-  async function ready(res: ServerResponse) {
-    const state = await readiness();
-    if (state.ready) return sendJson(res, 200, { status: 'ready', ...state });
-    const down = [
-      ...(state.database === 'ok' ? [] : ['database unreachable']),
-      ...Object.entries(state.networks)
-        .filter(([, s]) => s !== 'ok')
-        .map(([id, s]) => `network ${id}: ${s}`),
-    ];
-    sendError(res, new AppError('unavailable', `not ready: ${down.join('; ')}`, { ...state }));
-  }
-
-  /** Prometheus text, when the deployment exposes it (METRICS): to an operator token, or to anyone. */
-  async function metrics(req: IncomingMessage, res: ServerResponse) {
-    if (app.config.metrics === 'off') throw new AppError('not_found', 'no route for GET /metrics');
-    if (app.config.metrics === 'token') {
-      const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
-      const operator = token ? await app.services.authenticator.operator(app.fork(), token) : undefined;
-      if (!operator) throw new AppError('unauthorized', 'metrics need an operator bearer token');
-    }
-    res.writeHead(200, { 'content-type': app.metrics.registry.contentType });
-    res.end(await app.metrics.registry.metrics());
-  }
-
-  /** A request's route for metrics: a fixed set of names, never the raw URL (unbounded labels). */
-  function routeName(req: IncomingMessage): string {
-    const url = requestUrl(req.url ?? '/');
-    if (FIXED_ROUTES.has(url.pathname)) return url.pathname;
-    if (url.pathname.startsWith('/assets/')) return '/assets';
-    // The hosted page's token never becomes a label.
-    if (url.pathname.startsWith('/p/')) return '/p/{token}';
-    if (url.pathname === '/hpp/sdk.js') return url.pathname;
-    if (url.pathname.startsWith('/hpp/assets/')) return '/hpp/assets';
-    const match = url.pathname.startsWith('/v1/')
-      ? app.rest.match(req.method ?? 'GET', url.pathname)
-      : undefined;
-    return match && !('allow' in match) ? url.pathname : 'other';
-  }
-
-  async function rest(req: IncomingMessage, res: ServerResponse, url: URL, method: string) {
-    const match = app.rest.match(method, url.pathname);
-    if (!match) throw new AppError('not_found', `no route for ${method} ${url.pathname}`);
-    if ('allow' in match) {
-      return sendError(
-        res,
-        new AppError('method_not_allowed', `${method} is not allowed on ${url.pathname}`),
-        {
-          allow: match.allow.join(', '),
-        },
-      );
-    }
-    requireJsonBody(req, method);
-    const raw = await readBody(req);
-    if (raw.length > 0 && !req.headers['content-type']) throw notJson(undefined);
-    const em = app.fork();
-    const ip = clientIp(req, app.config.trustProxy);
-    let actor: Actor = { kind: 'anonymous' };
-    if (match.route.auth === 'signed') {
-      const signed = await app.services.authenticator.verify(em, {
-        method,
-        target: req.url ?? url.pathname,
-        headers: req.headers,
-        body: raw,
-        clientIp: ip,
-      });
-      actor = { kind: 'merchant', ...signed };
-    }
-    const body = method === 'GET' ? {} : parseJsonObject(raw);
-    const context: Context = { em, services: app.services, actor, clientIp: ip };
-    const result = await app.rest.run(match, body, context);
-    sendJson(res, 200, result);
-  }
 
   // A key revoked or an allowlist changed by any process (the CLI, another replica) applies here at once.
   const unlisten = await app.services.authenticator.followChanges(app.pubsub);
@@ -185,15 +113,7 @@ export async function startHttpServer(
     await unlisten();
     throw error;
   }
-  const wss = new WebSocketServer({ server, path: '/graphql', maxPayload: MAX_WS_MESSAGE_BYTES });
-  const ws = useServer({ ...graphql.wsOptions, connectionInitWaitTimeout: WS_INIT_TIMEOUT_MS }, wss);
-  wss.on('connection', (socket) => {
-    // A socket error is the client's doing (a frame over maxPayload, a protocol violation); ws has
-    // already closed the connection with the matching code (1009, 1002). graphql-ws would print it to
-    // the console as an internal error; it is a debug event here.
-    socket.removeAllListeners('error');
-    socket.on('error', (error) => app.logger.debug('websocket client error', { error: error.message }));
-  });
+  const subscriptions = serveSubscriptions(app, server, graphql.wsOptions);
   const { port } = server.address() as AddressInfo;
   app.services.hosted.useListeningAddress(`http://127.0.0.1:${port}`);
   const host = app.config.host === '0.0.0.0' || app.config.host === '::' ? '127.0.0.1' : app.config.host;
@@ -202,12 +122,103 @@ export async function startHttpServer(
     url: `http://${host}:${port}`,
     async close() {
       await unlisten();
-      await ws.dispose();
-      wss.close();
+      await subscriptions.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** GraphQL subscriptions over WebSockets on `/graphql` (graphql-ws). */
+function serveSubscriptions(
+  app: App,
+  server: Server,
+  wsOptions: ReturnType<typeof createGraphqlHandler>['wsOptions'],
+): { close(): Promise<void> } {
+  const wss = new WebSocketServer({ server, path: '/graphql', maxPayload: MAX_WS_MESSAGE_BYTES });
+  const ws = useServer({ ...wsOptions, connectionInitWaitTimeout: WS_INIT_TIMEOUT_MS }, wss);
+  wss.on('connection', (socket) => {
+    // A socket error is the client's doing (a frame over maxPayload, a protocol violation); ws has
+    // already closed the connection with the matching code (1009, 1002). graphql-ws would print it to
+    // the console as an internal error; it is a debug event here.
+    socket.removeAllListeners('error');
+    socket.on('error', (error) => app.logger.debug('websocket client error', { error: error.message }));
+  });
+  return {
+    async close() {
+      await ws.dispose();
+      wss.close();
+    },
+  };
+}
+
+/** 200 when the database and a node of every network answer; else 503 naming what does not. */
+async function ready(res: ServerResponse, readiness: ReturnType<typeof createReadiness>) {
+  const state = await readiness();
+  if (state.ready) return sendJson(res, 200, { status: 'ready', ...state });
+  const down = [
+    ...(state.database === 'ok' ? [] : ['database unreachable']),
+    ...Object.entries(state.networks)
+      .filter(([, s]) => s !== 'ok')
+      .map(([id, s]) => `network ${id}: ${s}`),
+  ];
+  sendError(res, new AppError('unavailable', `not ready: ${down.join('; ')}`, { ...state }));
+}
+
+/** Prometheus text, when the deployment exposes it (METRICS): to an operator token, or to anyone. */
+async function metrics(app: App, req: IncomingMessage, res: ServerResponse) {
+  if (app.config.metrics === 'off') throw new AppError('not_found', 'no route for GET /metrics');
+  if (app.config.metrics === 'token') {
+    const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+    const operator = token ? await app.services.authenticator.operator(app.fork(), token) : undefined;
+    if (!operator) throw new AppError('unauthorized', 'metrics need an operator bearer token');
+  }
+  res.writeHead(200, { 'content-type': app.metrics.registry.contentType });
+  res.end(await app.metrics.registry.metrics());
+}
+
+/** A request's route for metrics: a fixed set of names, never the raw URL (unbounded labels). */
+function routeName(app: App, fixed: Record<string, unknown>, req: IncomingMessage): string {
+  const url = requestUrl(req.url ?? '/');
+  if (Object.hasOwn(fixed, url.pathname)) return url.pathname;
+  if (url.pathname.startsWith('/assets/')) return '/assets';
+  // The hosted page's token never becomes a label.
+  if (url.pathname.startsWith('/p/')) return '/p/{token}';
+  if (url.pathname === '/hpp/sdk.js') return url.pathname;
+  if (url.pathname.startsWith('/hpp/assets/')) return '/hpp/assets';
+  const match = url.pathname.startsWith('/v1/')
+    ? app.rest.match(req.method ?? 'GET', url.pathname)
+    : undefined;
+  return match && !('allow' in match) ? url.pathname : 'other';
+}
+
+/** A `/v1` request: the route, its body, the signed merchant when the route is signed, the operation. */
+async function rest(app: App, req: IncomingMessage, res: ServerResponse, url: URL, method: string) {
+  const match = app.rest.match(method, url.pathname);
+  if (!match) throw new AppError('not_found', `no route for ${method} ${url.pathname}`);
+  if ('allow' in match) {
+    const error = new AppError('method_not_allowed', `${method} is not allowed on ${url.pathname}`);
+    return sendError(res, error, { allow: match.allow.join(', ') });
+  }
+  requireJsonBody(req, method);
+  const raw = await readBody(req);
+  if (raw.length > 0 && !req.headers['content-type']) throw notJson(undefined);
+  const em = app.fork();
+  const ip = clientIp(req, app.config.trustProxy);
+  let actor: Actor = { kind: 'anonymous' };
+  if (match.route.auth === 'signed') {
+    const signed = await app.services.authenticator.verify(em, {
+      method,
+      target: req.url ?? url.pathname,
+      headers: req.headers,
+      body: raw,
+      clientIp: ip,
+    });
+    actor = { kind: 'merchant', ...signed };
+  }
+  const body = method === 'GET' ? {} : parseJsonObject(raw);
+  const context: Context = { em, services: app.services, actor, clientIp: ip };
+  sendJson(res, 200, await app.rest.run(match, body, context));
 }
 
 /** Starts listening; a port already in use or not ours to take is one clear error, not a hang. */
