@@ -79,160 +79,160 @@ export type SessionState = Pick<
   | 'view'
 >;
 
+/** What a step's view is drawn from: the session, the chain inputs and what follows from them. */
+interface ViewContext {
+  lang: string;
+  session: SessionState;
+  inputs: ViewInputs;
+  network: ViewInputs['network'];
+  token: TokenConfig | undefined;
+  amountRaw: bigint | undefined;
+  /** `{token}`, `{amount}`, `{network}` of the step texts. */
+  params: { token: string; amount: string; network: string };
+  changeWallet: Component;
+  submitAction: StepResponse['submitAction'];
+}
+
+type StepView = Omit<StepResponse, 'step' | 'session' | 'status'>;
+
+/** Each step's components, the action a form submits and the wallet request it asks for. */
+const STEP_VIEWS: Record<Step, (v: ViewContext) => StepView> = {
+  network_select: ({ lang, inputs }) => ({
+    components: [
+      heading(t(lang, 'network_select.heading')),
+      {
+        type: 'button_group',
+        options: (inputs.networks ?? []).map((n) => ({
+          label: n.id.toUpperCase(),
+          action: 'select_network',
+          value: n.id,
+        })),
+      },
+    ],
+  }),
+  connect_wallet: ({ lang, params, network, submitAction }) => ({
+    submitAction,
+    components: [
+      heading(t(lang, 'connect_wallet.heading')),
+      text(t(lang, 'connect_wallet.text', params)),
+      {
+        type: 'wallet_connect',
+        name: 'wallet',
+        label: t(lang, 'connect_wallet.label'),
+        action: 'wallet_connected',
+      },
+    ],
+    ...(network
+      ? { walletAction: { method: 'eth_requestAccounts', params: [], chainId: chainIdHex(network.chainId) } }
+      : {}),
+  }),
+  token_select: ({ lang, inputs, changeWallet }) => ({
+    components: [
+      heading(t(lang, 'token_select.heading')),
+      { type: 'button_group', options: (inputs.offers ?? []).map((o) => coinOption(lang, o)) },
+      changeWallet,
+    ],
+  }),
+  enter_amount: ({ lang, inputs, token, params, changeWallet }) => ({
+    components: [
+      heading(t(lang, 'enter_amount.heading')),
+      ...(token && inputs.balance !== undefined
+        ? [
+            text(
+              t(lang, 'enter_amount.text', {
+                ...params,
+                balance: formatUnits(inputs.balance, token.decimals),
+              }),
+            ),
+          ]
+        : []),
+      {
+        type: 'input',
+        name: 'amount',
+        label: t(lang, 'enter_amount.label', params),
+        placeholder: '0.00',
+        action: 'submit_amount',
+      },
+      changeWallet,
+    ],
+  }),
+  awaiting_approval: ({ lang, session, network, token, amountRaw, params, changeWallet, submitAction }) => ({
+    submitAction,
+    components: [
+      heading(t(lang, 'awaiting_approval.heading', params)),
+      text(t(lang, 'awaiting_approval.text', params)),
+      changeWallet,
+    ],
+    ...(network && token && amountRaw !== undefined && session.wallet
+      ? {
+          walletAction: sendTransaction(network, {
+            from: session.wallet,
+            to: token.address,
+            data: encodeApprove(network.contracts.paymentRouter, amountRaw),
+          }),
+        }
+      : {}),
+  }),
+  awaiting_payment: ({ lang, session, inputs, network, token, amountRaw, params, submitAction }) => ({
+    submitAction,
+    components: [
+      heading(t(lang, 'awaiting_payment.heading')),
+      text(t(lang, 'awaiting_payment.text', params)),
+    ],
+    ...(network &&
+    token &&
+    amountRaw !== undefined &&
+    session.wallet &&
+    inputs.merchantWallet &&
+    session.deadline
+      ? {
+          walletAction: sendTransaction(network, {
+            from: session.wallet,
+            to: network.contracts.paymentRouter,
+            data: PAYMENT_ROUTER.encodeFunctionData('pay', [
+              token.address,
+              amountRaw,
+              inputs.merchantWallet,
+              session.orderRef,
+              BigInt(session.deadline),
+            ]),
+          }),
+        }
+      : {}),
+  }),
+  processing: ({ lang, submitAction }) => ({
+    submitAction,
+    components: [{ type: 'spinner' }, { type: 'status', status: 'info', text: t(lang, 'processing.text') }],
+  }),
+  completed: ({ lang }) => ({
+    components: [{ type: 'status', status: 'success', text: t(lang, 'completed.text') }],
+  }),
+  failed: ({ lang }) => ({ components: [{ type: 'status', status: 'error', text: t(lang, 'failed.text') }] }),
+  reverted: ({ lang }) => ({
+    components: [{ type: 'status', status: 'error', text: t(lang, 'reverted.text') }],
+  }),
+};
+
 /** Renders a session into its StepResponse. Pure: every chain value comes in `inputs`. */
 export function renderStep(session: SessionState, inputs: ViewInputs = {}): StepResponse {
   const lang = session.language;
-  const changeWallet: Component = {
-    type: 'button_group',
-    options: [{ label: t(lang, 'button.change_wallet'), action: 'change_wallet', value: '' }],
-  };
   const network = inputs.network;
   const token = network && session.token ? network.tokens.find((x) => x.symbol === session.token) : undefined;
-  const amountRaw = token && session.amount ? parseUnits(session.amount, token.decimals) : undefined;
-  const params = { token: session.token ?? '', amount: session.amount ?? '', network: session.network ?? '' };
-  const base = { step: session.step, session: session.id, status: STEP_STATUS[session.step] };
-  const submitAction = SUBMIT_ACTION[session.step];
-  switch (session.step) {
-    case 'network_select':
-      return {
-        ...base,
-        components: [
-          heading(t(lang, 'network_select.heading')),
-          {
-            type: 'button_group',
-            options: (inputs.networks ?? []).map((n) => ({
-              label: n.id.toUpperCase(),
-              action: 'select_network',
-              value: n.id,
-            })),
-          },
-        ],
-      };
-    case 'connect_wallet':
-      return {
-        ...base,
-        submitAction,
-        components: [
-          heading(t(lang, 'connect_wallet.heading')),
-          text(t(lang, 'connect_wallet.text', params)),
-          {
-            type: 'wallet_connect',
-            name: 'wallet',
-            label: t(lang, 'connect_wallet.label'),
-            action: 'wallet_connected',
-          },
-        ],
-        ...(network
-          ? {
-              walletAction: {
-                method: 'eth_requestAccounts',
-                params: [],
-                chainId: chainIdHex(network.chainId),
-              },
-            }
-          : {}),
-      };
-    case 'token_select':
-      return {
-        ...base,
-        components: [
-          heading(t(lang, 'token_select.heading')),
-          { type: 'button_group', options: (inputs.offers ?? []).map((o) => coinOption(lang, o)) },
-          changeWallet,
-        ],
-      };
-    case 'enter_amount':
-      return {
-        ...base,
-        components: [
-          heading(t(lang, 'enter_amount.heading')),
-          ...(token && inputs.balance !== undefined
-            ? [
-                text(
-                  t(lang, 'enter_amount.text', {
-                    ...params,
-                    balance: formatUnits(inputs.balance, token.decimals),
-                  }),
-                ),
-              ]
-            : []),
-          {
-            type: 'input',
-            name: 'amount',
-            label: t(lang, 'enter_amount.label', params),
-            placeholder: '0.00',
-            action: 'submit_amount',
-          },
-          changeWallet,
-        ],
-      };
-    case 'awaiting_approval':
-      return {
-        ...base,
-        submitAction,
-        components: [
-          heading(t(lang, 'awaiting_approval.heading', params)),
-          text(t(lang, 'awaiting_approval.text', params)),
-          changeWallet,
-        ],
-        ...(network && token && amountRaw !== undefined && session.wallet
-          ? {
-              walletAction: sendTransaction(network, {
-                from: session.wallet,
-                to: token.address,
-                data: encodeApprove(network.contracts.paymentRouter, amountRaw),
-              }),
-            }
-          : {}),
-      };
-    case 'awaiting_payment':
-      return {
-        ...base,
-        submitAction,
-        components: [
-          heading(t(lang, 'awaiting_payment.heading')),
-          text(t(lang, 'awaiting_payment.text', params)),
-        ],
-        ...(network &&
-        token &&
-        amountRaw !== undefined &&
-        session.wallet &&
-        inputs.merchantWallet &&
-        session.deadline
-          ? {
-              walletAction: sendTransaction(network, {
-                from: session.wallet,
-                to: network.contracts.paymentRouter,
-                data: PAYMENT_ROUTER.encodeFunctionData('pay', [
-                  token.address,
-                  amountRaw,
-                  inputs.merchantWallet,
-                  session.orderRef,
-                  BigInt(session.deadline),
-                ]),
-              }),
-            }
-          : {}),
-      };
-    case 'processing':
-      return {
-        ...base,
-        submitAction,
-        components: [
-          { type: 'spinner' },
-          { type: 'status', status: 'info', text: t(lang, 'processing.text') },
-        ],
-      };
-    case 'completed':
-      return {
-        ...base,
-        components: [{ type: 'status', status: 'success', text: t(lang, 'completed.text') }],
-      };
-    case 'failed':
-      return { ...base, components: [{ type: 'status', status: 'error', text: t(lang, 'failed.text') }] };
-    case 'reverted':
-      return { ...base, components: [{ type: 'status', status: 'error', text: t(lang, 'reverted.text') }] };
-  }
+  const view = STEP_VIEWS[session.step]({
+    lang,
+    session,
+    inputs,
+    network,
+    token,
+    amountRaw: token && session.amount ? parseUnits(session.amount, token.decimals) : undefined,
+    params: { token: session.token ?? '', amount: session.amount ?? '', network: session.network ?? '' },
+    changeWallet: {
+      type: 'button_group',
+      options: [{ label: t(lang, 'button.change_wallet'), action: 'change_wallet', value: '' }],
+    },
+    submitAction: SUBMIT_ACTION[session.step],
+  });
+  return { step: session.step, session: session.id, status: STEP_STATUS[session.step], ...view };
 }
 
 function coinOption(lang: string, offer: CoinOffer): StepOption {
