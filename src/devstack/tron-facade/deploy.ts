@@ -1,8 +1,7 @@
 import { toTronAddress } from '../../chains/tron/address.ts';
 import { createContract } from '../../chains/tron/tx-create.ts';
 import { transactionJson } from '../../chains/tron/tx-json.ts';
-import type { RawTransaction } from '../../chains/tron/tx-raw.ts';
-import { blockIdOf, blockTimeMs, type ChainView, refBlockOf } from './chain.ts';
+import type { ChainView } from './chain.ts';
 import type { EvmRpc } from './evm-rpc.ts';
 import {
   addressParam,
@@ -13,7 +12,7 @@ import {
   type Params,
   stringParam,
 } from './params.ts';
-import { DEFAULT_EXPIRATION_MS } from './trigger.ts';
+import { unsignedAtHead } from './trigger.ts';
 
 /**
  * `deploycontract` builds an unsigned CreateSmartContract as java-tron does (the code is `bytecode`
@@ -53,32 +52,23 @@ export function createDeployHandlers(rpc: EvmRpc, chain: ChainView): DeployHandl
       const owner = addressParam(params, 'owner_address');
       const bytecode = (hexParam(params, 'bytecode') ?? '') + (hexParam(params, 'parameter') ?? '');
       if (!emptyAbi(params.abi)) throw new BadRequest('the facade deploys with an empty abi only');
-      const head = await chain.latest();
-      const raw: RawTransaction = {
-        ...refBlockOf(blockIdOf(head)),
-        expiration: blockTimeMs(head) + DEFAULT_EXPIRATION_MS,
-        timestamp: Date.now(),
-        feeLimit: intParam(params, 'fee_limit', 0),
-        data: '',
-        contracts: [
-          {
-            ...createContract({
-              ownerAddress: owner,
-              originAddress: owner,
-              abi: '',
-              bytecode,
-              name: stringParam(params, 'name') ?? '',
-              callValue: BigInt(intParam(params, 'call_value', 0)),
-              consumeUserResourcePercent: BigInt(intParam(params, 'consume_user_resource_percent', 0)),
-              originEnergyLimit: BigInt(intParam(params, 'origin_energy_limit', 0)),
-              callTokenValue: BigInt(intParam(params, 'call_token_value', 0)),
-              tokenId: BigInt(intParam(params, 'token_id', 0)),
-              otherFields: [],
-            }),
-            permissionId: intParam(params, 'Permission_id', 0),
-          },
-        ],
-      };
+      const raw = await unsignedAtHead(
+        chain,
+        params,
+        createContract({
+          ownerAddress: owner,
+          originAddress: owner,
+          abi: '',
+          bytecode,
+          name: stringParam(params, 'name') ?? '',
+          callValue: BigInt(intParam(params, 'call_value', 0)),
+          consumeUserResourcePercent: BigInt(intParam(params, 'consume_user_resource_percent', 0)),
+          originEnergyLimit: BigInt(intParam(params, 'origin_energy_limit', 0)),
+          callTokenValue: BigInt(intParam(params, 'call_token_value', 0)),
+          tokenId: BigInt(intParam(params, 'token_id', 0)),
+          otherFields: [],
+        }),
+      );
       return transactionJson(raw, isVisible(params));
     },
 

@@ -1,6 +1,11 @@
 import { id as keccakText } from 'ethers';
 import { transactionJson } from '../../chains/tron/tx-json.ts';
-import { type RawTransaction, type TriggerCall, triggerContract } from '../../chains/tron/tx-raw.ts';
+import {
+  type RawContract,
+  type RawTransaction,
+  type TriggerCall,
+  triggerContract,
+} from '../../chains/tron/tx-raw.ts';
 import { blockIdOf, blockTimeMs, type ChainView, refBlockOf } from './chain.ts';
 import { type EvmRpc, EvmRpcError, toQuantity } from './evm-rpc.ts';
 import {
@@ -60,21 +65,33 @@ export interface TriggerHandlers {
   constant(params: Params, solidOnly: boolean): Promise<object>;
 }
 
+/**
+ * An unsigned transaction of one contract as java-tron builds it: TaPoS from the head block, expiring
+ * a minute past the head's time, `fee_limit` and `Permission_id` as asked.
+ */
+export async function unsignedAtHead(
+  chain: ChainView,
+  params: Params,
+  contract: Omit<RawContract, 'permissionId'>,
+): Promise<RawTransaction> {
+  const head = await chain.latest();
+  return {
+    ...refBlockOf(blockIdOf(head)),
+    expiration: blockTimeMs(head) + DEFAULT_EXPIRATION_MS,
+    timestamp: Date.now(),
+    feeLimit: intParam(params, 'fee_limit', 0),
+    data: '',
+    contracts: [{ ...contract, permissionId: intParam(params, 'Permission_id', 0) }],
+  };
+}
+
 export function createTriggerHandlers(rpc: EvmRpc, chain: ChainView): TriggerHandlers {
   return {
     async trigger(params) {
       const call = callFromParams(params);
       if (!(await isContract(rpc, call.contractAddress, 'latest')))
         return resultError('CONTRACT_VALIDATE_ERROR', NO_CONTRACT);
-      const head = await chain.latest();
-      const raw: RawTransaction = {
-        ...refBlockOf(blockIdOf(head)),
-        expiration: blockTimeMs(head) + DEFAULT_EXPIRATION_MS,
-        timestamp: Date.now(),
-        feeLimit: intParam(params, 'fee_limit', 0),
-        data: '',
-        contracts: [{ ...triggerContract(call), permissionId: intParam(params, 'Permission_id', 0) }],
-      };
+      const raw = await unsignedAtHead(chain, params, triggerContract(call));
       return { result: { result: true }, transaction: transactionJson(raw, isVisible(params)) };
     },
 
