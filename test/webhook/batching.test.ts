@@ -162,13 +162,14 @@ it('deliveries held back by the cap are sent as soon as a slot frees, by concurr
 
 it('a delivery deferred while its merchant’s slot is busy is sent by the run holding the slot', async () => {
   // Patient runs (they wait for their receivers) and one slot per merchant: the second delivery's own
-  // run finds the slot taken and defers; the run holding it must claim again once it is free.
-  const patient = await webhookWorker(t, { perMerchant: 1, patienceMs: 5_000 });
+  // run finds the slot taken (the first attempt is held open by the receiver) and defers; once the
+  // receiver answers, the run holding the slot must send the second one too.
+  const patient = await webhookWorker(t, { perMerchant: 1, patienceMs: 30_000 });
   closers.push(async () => {
     await patient.service.close();
     await patient.close();
   });
-  const r = await slowReceiver(300);
+  const r = await receiver('hold');
   const m = await merchantWithHook(t, r.url);
   const runner = await run({
     connectionString: t.config.databaseUrl!,
@@ -180,16 +181,19 @@ it('a delivery deferred while its merchant’s slot is busy is sent by the run h
   });
   try {
     const first = await enqueueFor(m.id, 'cs_slot_1');
-    await expect.poll(() => r.ports.length, { timeout: 5_000, interval: 5 }).toBe(1);
+    await r.waitFor(1, 15_000);
     const second = await enqueueFor(m.id, 'cs_slot_2');
     await expect
-      .poll(() => patient.outcomes.includes('deferred'), { timeout: 5_000, interval: 5 })
+      .poll(() => patient.outcomes.includes('deferred'), { timeout: 15_000, interval: 10 })
       .toBe(true);
+    expect(r.requests).toHaveLength(1);
+    // The receiver answers from now on; the held attempt fails (its connection is cut) and frees the slot.
+    r.answer = 200;
+    r.dropConnections();
     // Not the sweeper's two minutes later.
-    await expect
-      .poll(() => statuses([first, second]), { timeout: 5_000, interval: 20 })
-      .toEqual(['delivered', 'delivered']);
+    await expect.poll(() => statuses([second]), { timeout: 15_000, interval: 20 }).toEqual(['delivered']);
+    expect(await statuses([first])).not.toEqual(['delivering']);
   } finally {
     await runner.stop();
   }
-}, 30_000);
+}, 60_000);

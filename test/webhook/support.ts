@@ -65,6 +65,10 @@ export async function startReceiver(answer: Answer = 200) {
         });
       }
     },
+    /** Cuts the open connections (held requests end with a reset); still accepting new ones. */
+    dropConnections(): void {
+      server.closeAllConnections();
+    },
     /** Stops accepting connections (connection refused) and drops open ones. */
     async down(): Promise<void> {
       server.closeAllConnections();
