@@ -1,3 +1,5 @@
+import type { EntityName, FilterQuery, Loaded, OrderDefinition, Populate } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { validation } from '../errors.ts';
 
 /**
@@ -40,4 +42,34 @@ export function pageOf<T extends { createdAt: Date; id: string }>(rows: T[], lim
 export function afterCursor(cursor: string): Record<string, unknown> {
   const { createdAt, id } = decodeCursor(cursor);
   return { $or: [{ createdAt: { $lt: createdAt } }, { createdAt, id: { $lt: id } }] };
+}
+
+/**
+ * The equality filters of a listing: each of `values` that is set (neither null, undefined nor empty),
+ * under its key. `{ merchant: filter.merchantId, status: filter.status }` with only a status gives
+ * `{ status }`.
+ */
+export function setFilters(values: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(values).filter(([, value]) => value));
+}
+
+/**
+ * One page of a newest-first listing of `entity`: the rows matching `where` after the `after` cursor,
+ * ordered by (created_at desc, id desc), `first` of them (one more is read to tell whether a next page
+ * exists), `populate` loaded. `first` is taken as given: callers bound it.
+ */
+export async function findPage<T extends { createdAt: Date; id: string }, Hint extends string = never>(
+  em: EntityManager,
+  entity: EntityName<T>,
+  where: Record<string, unknown>,
+  page: { first: number; after?: string | null | undefined },
+  populate?: Populate<T, Hint>,
+): Promise<Page<Loaded<T, Hint>>> {
+  const conditions = page.after ? { $and: [where, afterCursor(page.after)] } : where;
+  const rows = await em.find<T, Hint>(entity, conditions as FilterQuery<T>, {
+    orderBy: { createdAt: 'desc', id: 'desc' } as OrderDefinition<T>,
+    limit: page.first + 1,
+    ...(populate ? { populate } : {}),
+  });
+  return pageOf(rows, page.first);
 }

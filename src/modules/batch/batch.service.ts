@@ -1,6 +1,6 @@
 import { type BatchTypedData, batchKey, buildBatchTypedData } from '../../chains/payout-typed-data.ts';
 import type { EntityManager } from '../../db/orm.ts';
-import { afterCursor, pageOf } from '../../db/pagination.ts';
+import { findPage, setFilters } from '../../db/pagination.ts';
 import { AppError, notFound, validation } from '../../errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { formatUnits } from '../../money.ts';
@@ -214,15 +214,8 @@ export class BatchService {
     first: number,
     after?: string | null,
   ) {
-    const where: Record<string, unknown> = {};
-    if (filter.merchantId) where.merchant = filter.merchantId;
-    if (filter.network) where.network = filter.network;
-    const conditions = after ? { $and: [where, afterCursor(after)] } : where;
-    const rows = await em.find(PayoutBatch, conditions, {
-      orderBy: { createdAt: 'desc', id: 'desc' },
-      limit: first + 1,
-    });
-    return pageOf(rows, first);
+    const where = setFilters({ merchant: filter.merchantId, network: filter.network });
+    return findPage(em, PayoutBatch, where, { first, after });
   }
 }
 

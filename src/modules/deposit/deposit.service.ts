@@ -1,7 +1,7 @@
 import type { NetworkRegistry } from '../../chains/registry.ts';
 import { toEvmAddress } from '../../chains/tron/address.ts';
 import type { EntityManager } from '../../db/orm.ts';
-import { afterCursor, pageOf } from '../../db/pagination.ts';
+import { findPage, setFilters } from '../../db/pagination.ts';
 import { unsupported } from '../../errors.ts';
 import { SettlementWallet } from '../merchant/merchant.entity.ts';
 import { forwarderAddress, playerKey } from './deposit.address.ts';
@@ -60,17 +60,13 @@ export class DepositService {
     first: number,
     after?: string | null,
   ) {
-    const where: Record<string, unknown> = {};
-    if (filter.merchantId) where.merchant = filter.merchantId;
-    if (filter.network) where.network = filter.network;
-    if (filter.playerId) where.playerId = filter.playerId;
-    if (filter.status) where.status = filter.status;
-    const rows = await em.find(Deposit, after ? { $and: [where, afterCursor(after)] } : where, {
-      orderBy: { createdAt: 'desc', id: 'desc' },
-      limit: first + 1,
-      populate: ['address'],
+    const where = setFilters({
+      merchant: filter.merchantId,
+      network: filter.network,
+      playerId: filter.playerId,
+      status: filter.status,
     });
-    return pageOf(rows, first);
+    return findPage(em, Deposit, where, { first, after }, ['address']);
   }
 
   /** Issued addresses of a merchant (optionally one player), newest first. */
@@ -89,14 +85,8 @@ export class DepositService {
     first: number,
     after?: string | null,
   ) {
-    const where: Record<string, unknown> = {};
-    if (filter.network) where.network = filter.network;
-    if (filter.status) where.status = filter.status;
-    const rows = await em.find(Sweep, after ? { $and: [where, afterCursor(after)] } : where, {
-      orderBy: { createdAt: 'desc', id: 'desc' },
-      limit: first + 1,
-    });
-    return pageOf(rows, first);
+    const where = setFilters({ network: filter.network, status: filter.status });
+    return findPage(em, Sweep, where, { first, after });
   }
 
   /** What done sweeps moved per network and token: to settlement wallets, and the fee wallet's take. */

@@ -1,5 +1,5 @@
 import type { EntityManager } from '../../db/orm.ts';
-import { afterCursor, pageOf } from '../../db/pagination.ts';
+import { findPage, setFilters } from '../../db/pagination.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { formatUnits } from '../../money.ts';
@@ -130,22 +130,16 @@ export class PayoutService {
 
   /** Operators' listing, newest first, keyset-paginated by (created_at, id). */
   async list(em: EntityManager, filter: PayoutFilter, first: number, after?: string | null) {
-    const where: Record<string, unknown> = {};
-    if (filter.merchantId) where.merchant = filter.merchantId;
-    if (filter.status) where.status = filter.status;
-    if (filter.network) where.network = filter.network;
-    if (filter.batchId) where.batchId = filter.batchId;
-    if (filter.externalId) where.externalId = filter.externalId;
-    const created: Record<string, Date> = {};
-    if (filter.createdAfter) created.$gte = filter.createdAfter;
-    if (filter.createdBefore) created.$lt = filter.createdBefore;
-    if (Object.keys(created).length) where.createdAt = created;
-    const conditions = after ? { $and: [where, afterCursor(after)] } : where;
-    const rows = await em.find(Payout, conditions, {
-      orderBy: { createdAt: 'desc', id: 'desc' },
-      limit: first + 1,
+    const where = setFilters({
+      merchant: filter.merchantId,
+      status: filter.status,
+      network: filter.network,
+      batchId: filter.batchId,
+      externalId: filter.externalId,
     });
-    return pageOf(rows, first);
+    const created = setFilters({ $gte: filter.createdAfter, $lt: filter.createdBefore });
+    if (Object.keys(created).length) where.createdAt = created;
+    return findPage(em, Payout, where, { first, after });
   }
 }
 

@@ -1,7 +1,7 @@
 import { keccak256, toUtf8Bytes } from 'ethers';
 import type { Config } from '../../config.ts';
 import type { EntityManager } from '../../db/orm.ts';
-import { afterCursor, pageOf } from '../../db/pagination.ts';
+import { findPage, setFilters } from '../../db/pagination.ts';
 import { type SqlPool, statement } from '../../db/sql.ts';
 import { AppError, notFound, unavailable, validation } from '../../errors.ts';
 import { newId } from '../../lib/ids.ts';
@@ -185,18 +185,13 @@ export class SessionService implements StepDeps {
 
   /** Operators' listing, newest first, keyset-paginated by (created_at, id). */
   async list(em: EntityManager, filter: SessionFilter, first: number, after?: string | null) {
-    const where: Record<string, unknown> = {};
-    if (filter.merchantId) where.merchant = filter.merchantId;
-    if (filter.status) where.status = filter.status;
-    if (filter.network) where.network = filter.network;
-    if (filter.externalOrderId) where.externalOrderId = filter.externalOrderId;
-    if (after) Object.assign(where, afterCursor(after));
-    const rows = await em.find(Session, where, {
-      orderBy: { createdAt: 'desc', id: 'desc' },
-      limit: first + 1,
-      populate: ['payment'],
+    const where = setFilters({
+      merchant: filter.merchantId,
+      status: filter.status,
+      network: filter.network,
+      externalOrderId: filter.externalOrderId,
     });
-    return pageOf(rows, first);
+    return findPage(em, Session, where, { first, after }, ['payment']);
   }
 
   /** The StepResponse of a session, from the database alone (the chain values its step shows were stored). */

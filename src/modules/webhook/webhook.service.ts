@@ -1,5 +1,5 @@
 import type { EntityManager } from '../../db/orm.ts';
-import { afterCursor, type Page, pageOf } from '../../db/pagination.ts';
+import { findPage, type Page, setFilters } from '../../db/pagination.ts';
 import type { PubSub } from '../../db/pubsub.ts';
 import { AppError, notFound, validation } from '../../errors.ts';
 import type { Logger } from '../../lib/logger.ts';
@@ -129,20 +129,10 @@ export class WebhookService {
     after?: string | null,
   ): Promise<DeliveryPage> {
     const limit = Math.min(Math.max(first, 1), MAX_PAGE_SIZE);
-    const where: Record<string, unknown> = {};
-    if (filter.merchantId) where.merchant = filter.merchantId;
-    if (filter.status) where.status = filter.status;
-    const event: Record<string, unknown> = {};
-    if (filter.event) event.event = filter.event;
-    if (filter.subjectId) event.subjectId = filter.subjectId;
+    const where = setFilters({ merchant: filter.merchantId, status: filter.status });
+    const event = setFilters({ event: filter.event, subjectId: filter.subjectId });
     if (Object.keys(event).length) where.event = event;
-    if (after) Object.assign(where, afterCursor(after));
-    const rows = await em.find(WebhookDelivery, where, {
-      populate: ['event'],
-      orderBy: { createdAt: 'desc', id: 'desc' },
-      limit: limit + 1,
-    });
-    return pageOf(rows, limit);
+    return findPage(em, WebhookDelivery, where, { first: limit, after }, ['event']);
   }
 
   attempts(em: EntityManager, deliveryId: string): Promise<WebhookAttempt[]> {
