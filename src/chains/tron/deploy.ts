@@ -9,7 +9,7 @@ import { buildTrigger, type TronBuiltTransaction } from './build.ts';
 import { energyPrices, estimateEnergy, feeLimitCap, feeLimitFor } from './energy.ts';
 import { bytesToHex, hexToBytes, isHex, normalizeHex } from './hex.ts';
 import { decodeNodeMessage, malformed, nodeError, type TronHttp } from './http.ts';
-import { blockNumber, getTronTransaction, getTxState } from './status.ts';
+import { blockNumber, getTxState } from './status.ts';
 import { callConstant } from './trc20.ts';
 import { soleCreate } from './tx-create.ts';
 import { decodeRaw, encodeRaw, type RawTransaction, txIdOf } from './tx-raw.ts';
@@ -106,31 +106,6 @@ export async function buildCreate(
   };
 }
 
-/**
- * Energy a deployment uses, run read-only: java-tron's `triggerconstantcontract` without a contract
- * address runs `data` as creation code.
- */
-export async function estimateCreateEnergy(
-  http: TronHttp,
-  create: { owner: string; bytecode: string },
-): Promise<bigint> {
-  const answer = await http.post<{
-    result?: { result?: boolean; code?: string; message?: string };
-    energy_used?: number;
-  }>('/wallet/triggerconstantcontract', {
-    owner_address: toTronHex(create.owner),
-    data: normalizeHex(create.bytecode),
-    visible: false,
-  });
-  if (answer.result?.code)
-    throw validation(
-      `the deployment fails when run read-only: ${decodeNodeMessage(answer.result.message) || answer.result.code}`,
-    );
-  if (answer.result?.result !== true || !Number.isSafeInteger(answer.energy_used))
-    throw malformed(http.networkId, 'triggerconstantcontract (deployment)', answer);
-  return BigInt(answer.energy_used!);
-}
-
 /** Whether the node has a contract at `address` (`getcontract` answers `{}` for any other account). */
 export async function contractExists(http: TronHttp, address: string): Promise<boolean> {
   const answer = await http.post<{ contract_address?: string; bytecode?: string }>('/wallet/getcontract', {
@@ -198,11 +173,8 @@ export function tronDeployTarget(
       }
       if (state.status === 'failed')
         throw new Error(`${what} failed on chain (${state.result}): ${signed.txId}`);
-      if (
-        state.status === 'not_found' &&
-        Date.now() > built.expiration + EXPIRY_SLACK_MS &&
-        (await getTronTransaction(http, signed.txId)) === null
-      )
+      // Past its expiration a transaction not in a block never will be: no block takes it any more.
+      if (Date.now() > built.expiration + EXPIRY_SLACK_MS)
         throw new Error(`${what} expired without being mined: ${signed.txId}`);
       await new Promise((r) => setTimeout(r, pollMs));
     }
@@ -215,7 +187,7 @@ export function tronDeployTarget(
       const bytecode = normalizeHex(
         a.bytecode + new Interface(a.abi).encodeDeploy(args as unknown[]).slice(2),
       );
-      const limit = await feeLimit(() => estimateCreateEnergy(http, { owner: deployer, bytecode }), name);
+      const limit = await feeLimit(() => estimateEnergy(http, { data: bytecode, caller: deployer }), name);
       const built = await buildCreate(http, { owner: deployer, bytecode, name, feeLimit: limit });
       const txId = await submit(built, `deploying ${name}`);
       const info = await http.post<{ contract_address?: string }>('/wallet/gettransactioninfobyid', {

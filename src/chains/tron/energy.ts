@@ -29,23 +29,25 @@ interface ConstantAnswer {
 }
 
 /**
- * Energy a call uses, run read-only as `caller`. A call the contract refuses is `validation` (with the
+ * Energy a call uses, run read-only as `caller`; without `contract`, `data` runs as creation code (a
+ * deployment's estimate, as java-tron does). A call the contract refuses is `validation` (with the
  * node's reason); an answer without `energy_used` is a node that cannot estimate: `unavailable`.
  */
 export async function estimateEnergy(
   http: TronHttp,
-  call: { contract: string; data: string; caller: string },
+  call: { contract?: string; data: string; caller: string },
 ): Promise<bigint> {
   const answer = await http.post<ConstantAnswer>('/wallet/triggerconstantcontract', {
     owner_address: toTronHex(call.caller),
-    contract_address: toTronHex(call.contract),
+    ...(call.contract ? { contract_address: toTronHex(call.contract) } : {}),
     data: call.data.replace(/^0x/, ''),
     visible: false,
   });
   if (nodeError(answer) !== undefined) throw malformed(http.networkId, 'triggerconstantcontract', answer);
   if (answer.result?.code) {
     const reason = decodeNodeMessage(answer.result.message) || answer.result.code;
-    throw validation(`call to ${call.contract} failed: ${reason}`, { node_code: answer.result.code });
+    const what = call.contract ? `call to ${call.contract}` : 'deployment';
+    throw validation(`${what} failed: ${reason}`, { node_code: answer.result.code });
   }
   if (typeof answer.energy_used !== 'number' || !Number.isSafeInteger(answer.energy_used))
     throw unavailable(`network ${http.networkId}: the node reports no energy_used for the call`);
