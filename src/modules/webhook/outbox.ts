@@ -80,13 +80,11 @@ export const NOTICE_JSON = `json_build_object('id', d.id, 'merchantId', d.mercha
   'attempts', d.attempts, 'nextAttemptAt', d.next_attempt_at, 'lastStatusCode', d.last_status_code,
   'lastError', left(d.last_error, 2000), 'deliveredAt', d.delivered_at, 'updatedAt', d.updated_at)::text`;
 
-/** One job key per delivery: re-adding it moves the pending job instead of adding a second one. */
-export const deliveryJobKey = (deliveryId: string): string => DELIVER_WEBHOOK_JOB.key!({ deliveryId });
-
 /**
  * SQL adding the `deliver_webhook` job of every row of the CTE `rows` (with an `id`) matching `where`,
  * at `runAt` (SQL), in one graphile_worker.add_jobs call on the statement's connection (so in its
- * transaction); evaluates to the number added, null when none.
+ * transaction); evaluates to the number added, null when none. The key is DELIVER_WEBHOOK_JOB's
+ * (`deliver_webhook:<delivery id>`), written in SQL (test/webhook/batching.test.ts reads jobs by it).
  */
 export const addDeliveryJobsSql = (rows: string, runAt: string, where = 'true'): string => `
   case when exists (select 1 from ${rows} where ${where}) then (
