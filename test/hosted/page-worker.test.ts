@@ -62,6 +62,12 @@ describe.skipIf(noBrowser)('settlement in a separate worker process', () => {
     page.on('request', (r) => {
       if (r.url().endsWith('/v1/hpp/status')) statusReads.push(Date.now());
     });
+    // A report of the payment refused because the worker settled the session first (invalid_action) is
+    // answered by one read of where the session is; that is not polling.
+    const refusals: number[] = [];
+    page.on('response', (r) => {
+      if (r.url().endsWith('/v1/hpp/step') && r.status() === 400) refusals.push(Date.now());
+    });
     let mining = true;
     const miner = (async () => {
       while (mining) {
@@ -85,13 +91,19 @@ describe.skipIf(noBrowser)('settlement in a separate worker process', () => {
       const readsBeforePaying = statusReads.length;
       await page.locator('[data-wallet-action]').click();
       await page.locator('#app .status-success').waitFor({ timeout: 30_000 });
-      expect(statusReads.length).toBe(readsBeforePaying);
+      expect(statusReads.length - readsBeforePaying).toBeLessThanOrEqual(refusals.length);
+      expect(await page.locator('#app .error').count()).toBe(0);
       expect(await page.locator('body').getAttribute('data-live')).toBe('push');
       const row = await f.t.app
         .fork()
         .execute<{ status: string }[]>('select status from sessions where id = ?', [link.session]);
       expect(row[0]?.status).toBe('completed');
-      expect(problems).toEqual([]);
+      // Chromium logs each refused report as a console error; nothing else may be there.
+      expect(problems).toEqual(
+        refusals.map(
+          () => 'console: Failed to load resource: the server responded with a status of 400 (Bad Request)',
+        ),
+      );
     } finally {
       mining = false;
       await miner;

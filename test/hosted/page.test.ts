@@ -24,7 +24,7 @@ let receiver: Receiver;
 let hooks: WebhookWorker;
 let merchant: Awaited<ReturnType<typeof startMerchantSite>>;
 beforeAll(async () => {
-  f = await sessionFixture({ players: 4, pages: webPages });
+  f = await sessionFixture({ players: 5, pages: webPages });
   receiver = await startReceiver(200);
   hooks = await webhookWorker(f.t);
   merchant = await startMerchantSite(f.t.http.url);
@@ -184,6 +184,52 @@ describe.skipIf(noBrowser)('the hosted page', () => {
       await page.locator('[data-wallet-action]').click();
       await outcome(page, 'rejected by the network', 'error');
       await page.waitForURL(`${merchant.origin}/back?status=failed`, { timeout: 10_000 });
+    });
+  });
+
+  it('a payment the listener settles before the page reports it ends completed, with no error shown', async () => {
+    const link = await create({ network: 'eth', token: 'USDC', amount: '3' });
+    await open(4, async (page) => {
+      const problems = watchProblems(page);
+      // The page's report of the payment reaches the server only once the listener has settled the
+      // session, so the server refuses it as an action on a terminal session (invalid_action).
+      const refusals: number[] = [];
+      page.on('response', (r) => {
+        if (r.url().endsWith('/v1/hpp/step') && r.status() === 400) refusals.push(r.status());
+      });
+      await page.route('**/v1/hpp/step', async (route) => {
+        const body = route.request().postDataJSON() as { action: string };
+        if (body.action === 'signature_submitted') {
+          await expect
+            .poll(
+              async () => {
+                const [row] = await f.t.app
+                  .fork()
+                  .execute<{ status: string }[]>('select status from sessions where id = ?', [link.session]);
+                return row?.status;
+              },
+              { timeout: 20_000 },
+            )
+            .toBe('completed');
+        }
+        await route.continue();
+      });
+      await page.goto(link.url);
+      await page.getByRole('button', { name: 'Connect wallet' }).click();
+      await page.getByRole('heading', { name: 'Approve USDC' }).waitFor();
+      await page.locator('[data-wallet-action]').click();
+      await page.getByRole('heading', { name: 'Confirm the payment' }).waitFor();
+      await page.locator('[data-wallet-action]').click();
+      await outcome(page, 'Payment received');
+      await expect.poll(() => refusals.length, { timeout: POLL_MS }).toBe(1);
+      // The refusal only says the session moved on: the page shows where it is, not an error.
+      await page.waitForTimeout(500);
+      expect(await page.locator('#app .error').count()).toBe(0);
+      expect(await page.locator('#app .status-success').count()).toBe(1);
+      // Chromium logs every 4xx answer as a console error; the one refusal is expected here.
+      expect(problems).toEqual([
+        'console: Failed to load resource: the server responded with a status of 400 (Bad Request)',
+      ]);
     });
   });
 });
