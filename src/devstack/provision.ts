@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { App } from '../app.ts';
 import { evmToTron } from '../chains/tron/address.ts';
+import { AppError } from '../errors.ts';
 import { newSecret } from '../lib/ids.ts';
 import { Merchant } from '../modules/merchant/merchant.entity.ts';
 import { DEV_ACCOUNTS } from './accounts.ts';
@@ -45,11 +46,8 @@ export async function provisionDemo(
   }
   await app.services.operators.ensureToken(em, 'devstack', state.operatorToken);
   const tronPayout = evmToTron(DEV_ACCOUNTS.tronPayout.address);
-  // The demo merchant's webhooks go to the stack's own inbox, so the outbox runs end to end.
-  await app.services.merchants.update(em, state.merchantId, {
-    tronPayoutWallet: tronPayout,
-    webhookUrl: `${baseUrl}${WEBHOOK_INBOX_PATH}`,
-  });
+  await app.services.merchants.update(em, state.merchantId, { tronPayoutWallet: tronPayout });
+  await hookToInbox(app, state.merchantId, `${baseUrl}${WEBHOOK_INBOX_PATH}`);
   for (const chain of chains) {
     const address =
       chain.kind === 'tron' ? evmToTron(DEV_ACCOUNTS.merchant.address) : DEV_ACCOUNTS.merchant.address;
@@ -96,6 +94,26 @@ export async function provisionDemo(
   const file = devstackFile(dataDir, new URL(baseUrl).port);
   writeFileSync(file, `${JSON.stringify(devstack, null, 2)}\n`, { mode: 0o600 });
   return file;
+}
+
+/**
+ * The demo merchant's webhooks go to the stack's own inbox, so the outbox runs end to end. With
+ * private targets refused (`WEBHOOK_ALLOW_PRIVATE=false`) a loopback inbox is not a valid webhook URL:
+ * the stack still starts, with the demo merchant's webhooks off (one set earlier is removed, since
+ * nothing could be delivered to it) and a warning saying why.
+ */
+async function hookToInbox(app: App, merchantId: string, inbox: string): Promise<void> {
+  const em = app.fork();
+  try {
+    await app.services.merchants.update(em, merchantId, { webhookUrl: inbox });
+  } catch (error) {
+    if (!(error instanceof AppError && error.code === 'validation')) throw error;
+    await app.services.merchants.update(em, merchantId, { webhookUrl: null });
+    app.logger.warn('the demo merchant has no webhook URL: its inbox is refused as a webhook target', {
+      inbox,
+      reason: error.message,
+    });
+  }
 }
 
 /**
