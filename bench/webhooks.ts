@@ -5,7 +5,9 @@
  * own transaction (a webhook is enqueued with the business change that causes it; the no-op job is
  * added in a transaction too), while the worker runs. A local node:http receiver answers 200 at once.
  * Deliveries are sent in batches (claim.ts, recorder.ts): what one took 11 ms for before — a job,
- * a claim statement, a fresh connection, a record statement per delivery — is shared by a batch. Then
+ * a claim statement, a fresh connection, a record statement per delivery — is shared by a batch; and
+ * an event adds no job to its transaction: the worker hears the delivery announced and queues a pump
+ * run (waker.ts), as a worker process does. Then
  * fairness: N/2 deliveries spread over healthy merchants and one whose endpoint sleeps 10 s, and the
  * healthy merchants' latency while it sleeps.
  *   npx tsx bench/webhooks.ts [--deliveries 2000] [--concurrency 8]
@@ -131,6 +133,9 @@ export async function main(argv = process.argv.slice(2)) {
     logger: quiet,
   });
 
+  // As in a worker process: announced deliveries get pump runs queued.
+  const waker = await app.services.webhooks.wake(() => app.fork());
+
   // Warm-up: connections, JIT, prepared plans.
   await addConcurrently(100, () => addJob(app.fork(), noop, {}));
   await waitFor(() => noops === 100);
@@ -214,6 +219,7 @@ export async function main(argv = process.argv.slice(2)) {
   const fair = fairIds.map((id) => arrived.get(id)! - committed.get(id)!).sort((a, b) => a - b);
   // Cut the sleeping endpoint's requests so the attempts left with it end (as failures) at once.
   sleeper.closeAllConnections();
+  await waker.stop();
   await runner.stop();
   await app.services.webhooks.close();
   sleeper.close();

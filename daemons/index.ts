@@ -9,5 +9,20 @@ export function makeTaskList(app: App): TaskList {
   return taskListOf(modules.flatMap((m) => m.tasks?.(context) ?? []));
 }
 
+/** Starts every module's worker companion; the answer stops them all. */
+export async function startCompanions(app: App): Promise<() => Promise<void>> {
+  const context = { services: app.services, fork: () => app.fork() };
+  const started: { stop(): Promise<void> }[] = [];
+  try {
+    for (const m of modules) if (m.companion) started.push(await m.companion(context));
+  } catch (error) {
+    await Promise.all(started.map((c) => c.stop()));
+    throw error;
+  }
+  return async () => {
+    await Promise.all(started.map((c) => c.stop()));
+  };
+}
+
 /** Periodic tasks. */
 export const crontab: CronItem[] = modulesCrontab;

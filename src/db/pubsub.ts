@@ -52,9 +52,13 @@ type Handler = (payload: unknown) => void;
  */
 export class PubSub {
   private readonly handlers = new Map<string, Set<Handler>>();
+  /** Called when the connection is back after a drop (what was published meanwhile was not heard). */
+  private readonly resumers = new Set<() => void>();
   private client: pg.Client | undefined;
   private connecting: Promise<void> | undefined;
   private closed = false;
+  /** The connection dropped since it was last up. */
+  private dropped = false;
 
   constructor(private readonly deps: { databaseUrl: string; logger: Logger }) {}
 
@@ -70,9 +74,15 @@ export class PubSub {
 
   /**
    * Calls `handler` for every payload on `topic` until the returned function is called. Resolves once
-   * the channel is listened to, so a change committed after that is seen.
+   * the channel is listened to, so a change committed after that is seen. `resumed` is called each
+   * time the connection is back after a drop: payloads published in between were lost.
    */
-  async on<T>(on: Topic<T>, handler: (payload: T) => void): Promise<() => Promise<void>> {
+  async on<T>(
+    on: Topic<T>,
+    handler: (payload: T) => void,
+    options: { resumed?: () => void } = {},
+  ): Promise<() => Promise<void>> {
+    const { resumed } = options;
     const wrapped: Handler = (raw) => {
       const payload = on.parse(raw);
       if (payload !== undefined) handler(payload);
@@ -84,14 +94,19 @@ export class PubSub {
       this.handlers.set(on.channel, set);
     }
     set.add(wrapped);
+    if (resumed) this.resumers.add(resumed);
+    const off = () => {
+      if (resumed) this.resumers.delete(resumed);
+      return this.off(on.channel, wrapped);
+    };
     try {
       await this.connect();
       if (fresh) await this.client?.query(`LISTEN ${on.channel}`);
     } catch (error) {
-      await this.off(on.channel, wrapped);
+      await off();
       throw error;
     }
-    return () => this.off(on.channel, wrapped);
+    return off;
   }
 
   /** The payloads on `topic` that pass `filter`, as an async iterator (a GraphQL subscription source). */
@@ -114,6 +129,7 @@ export class PubSub {
   async close(): Promise<void> {
     this.closed = true;
     this.handlers.clear();
+    this.resumers.clear();
     await this.disconnect();
   }
 
@@ -157,12 +173,17 @@ export class PubSub {
       throw error;
     }
     this.client = client;
+    if (this.dropped) {
+      this.dropped = false;
+      for (const resumed of this.resumers) resumed();
+    }
   }
 
   /** The connection dropped: reconnect while anyone still listens. */
   private lost(client: pg.Client, error?: Error): void {
     if (this.client !== client) return;
     this.client = undefined;
+    this.dropped = true;
     void client.end().catch(() => {});
     if (this.closed || this.handlers.size === 0) return;
     this.deps.logger.warn('LISTEN connection lost; reconnecting', { error: error?.message });

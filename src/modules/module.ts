@@ -34,6 +34,8 @@ export interface GatewayModule {
   ) => readonly Consumer[];
   /** The handlers of the relay requests it submits, by kind. */
   readonly relayHandlers?: (context: ModuleContext) => Partial<Record<RelayKind, RelayHandler>>;
+  /** What it runs beside its tasks in each worker process: started with the worker, stopped before it. */
+  readonly companion?: (context: ModuleContext) => Promise<{ stop(): Promise<void> }>;
 }
 
 /** What a module's daemons are built from: the services and fresh EntityManagers. */

@@ -5,7 +5,7 @@ import {
   type FollowerOptions,
   startChainFollowers,
 } from '../../daemons/chain-followers.ts';
-import { crontab, makeTaskList } from '../../daemons/index.ts';
+import { crontab, makeTaskList, startCompanions } from '../../daemons/index.ts';
 import type { App } from '../app.ts';
 import { graphileLogger } from './log.ts';
 
@@ -44,7 +44,20 @@ export async function startWorker(
     logger: graphileLogger(app.logger),
     taskList: options.taskList ?? makeTaskList(app),
     parsedCronItems: parseCronItems(crontab),
+    // Completions and failures go through a batcher that `stop` flushes: unbatched, a job finishing
+    // as the worker stops could be left locked (re-run in 4 hours, or never: a pump whose key moved
+    // to a newer job has used up its attempts).
+    preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
   });
+  // The modules' companions run with the whole task list (a worker given its own tasks runs just those).
+  let stopCompanions: (() => Promise<void>) | undefined;
+  try {
+    if (!options.taskList) stopCompanions = await startCompanions(app);
+  } catch (error) {
+    await runner.stop();
+    await pool.end();
+    throw error;
+  }
   const followOptions = options.followers ?? !options.taskList;
   const followers = followOptions
     ? startChainFollowers(app, typeof followOptions === 'object' ? followOptions : {})
@@ -57,6 +70,7 @@ export async function startWorker(
     runner,
     followers,
     async stop() {
+      await stopCompanions?.();
       await followers?.stop();
       await runner.stop();
       // Webhook attempts a run left to slow receivers are recorded before the database goes away.

@@ -1,12 +1,14 @@
 /**
- * Batched delivery: one run sends every due delivery it can claim (taking their jobs), over kept-alive
- * connections; a merchant's slow endpoint holds at most its in-flight cap while everyone else's
- * deliveries go past it; a delivery held back by that cap is sent as soon as a slot frees.
+ * Batched delivery: one run sends every due delivery it can claim (taking their jobs, where they have
+ * one), over kept-alive connections; new deliveries have no job and are sent by pump runs the waker
+ * queues; a merchant's slow endpoint holds at most its in-flight cap while everyone else's deliveries
+ * go past it; a delivery held back by that cap is sent as soon as a slot frees.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { run } from 'graphile-worker';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { requeue } from '../../src/modules/webhook/claim.ts';
 import { enqueueWebhook } from '../../src/modules/webhook/outbox.ts';
 import { WebhookDelivery } from '../../src/modules/webhook/webhook.entity.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
@@ -96,6 +98,8 @@ it('one run sends every due delivery it claims, taking their jobs, and reuses th
   const m = await merchantWithHook(t, r.url);
   const ids: string[] = [];
   for (let i = 0; i < 6; i++) ids.push(await enqueueFor(m.id, `cs_batch_${i}`));
+  // Each with a job of its own, as deliveries waiting for a retry or re-queued by the sweeper have.
+  for (const id of ids) await requeue(t.app.fork(), id);
   expect(await jobsOf(ids)).toBe(6);
   // The first delivery's job, run by hand: it takes the others too (two at a time, the merchant's cap).
   expect(await w.service.deliver(t.app.fork(), ids[0]!)).toBe('delivered');
@@ -106,6 +110,45 @@ it('one run sends every due delivery it claims, taking their jobs, and reuses th
   expect(await jobsOf(ids.slice(0, 1))).toBe(1);
   // Kept alive: six requests over at most the cap's two connections.
   expect(new Set(r.ports).size).toBeLessThanOrEqual(2);
+}, 30_000);
+
+it('new deliveries have no job of their own: a pump run sends them all', async () => {
+  const r = await slowReceiver(0);
+  const m = await merchantWithHook(t, r.url);
+  const ids: string[] = [];
+  for (let i = 0; i < 5; i++) ids.push(await enqueueFor(m.id, `cs_new_${i}`));
+  expect(await jobsOf(ids)).toBe(0);
+  expect(await w.service.deliver(t.app.fork(), null)).toBe('pumped');
+  expect(await statuses(ids)).toEqual(ids.map(() => 'delivered'));
+  expect(r.ports).toHaveLength(5);
+}, 30_000);
+
+it('a graphile-worker runner with the waker sends new deliveries as they are announced', async () => {
+  const r = await receiver(200);
+  const m = await merchantWithHook(t, r.url);
+  const runner = await run({
+    connectionString: t.config.databaseUrl!,
+    concurrency: 2,
+    noHandleSignals: true,
+    pollInterval: 60_000,
+    taskList: w.taskList,
+    logger: w.quietLogger,
+  });
+  const waker = await w.service.wake(() => t.app.fork());
+  try {
+    // One at a time, and then a burst: each is sent without anyone adding a job for it.
+    const first = await enqueueFor(m.id, 'cs_woken_0');
+    await expect.poll(() => statuses([first]), { timeout: 10_000, interval: 20 }).toEqual(['delivered']);
+    const burst: string[] = [];
+    for (let i = 1; i <= 10; i++) burst.push(await enqueueFor(m.id, `cs_woken_${i}`));
+    await expect
+      .poll(() => statuses(burst), { timeout: 10_000, interval: 20 })
+      .toEqual(burst.map(() => 'delivered'));
+    expect(r.requests).toHaveLength(11);
+  } finally {
+    await waker.stop();
+    await runner.stop();
+  }
 }, 30_000);
 
 it('a merchant whose endpoint hangs holds at most its cap; other merchants are delivered meanwhile', async () => {
@@ -147,12 +190,15 @@ it('deliveries held back by the cap are sent as soon as a slot frees, by concurr
     taskList: w.taskList,
     logger: w.quietLogger,
   });
+  // Enqueued before any worker listened: the waker queues a pump as it starts.
+  const waker = await w.service.wake(() => t.app.fork());
   try {
     // Never the sweeper's two minutes: twenty deliveries, two at a time, 150 ms each.
     await expect
       .poll(() => statuses(ids), { timeout: 10_000, interval: 50 })
       .toEqual(ids.map(() => 'delivered'));
   } finally {
+    await waker.stop();
     await runner.stop();
   }
   // The cap is read from committed leases: runs claiming at the same instant can each take it, so it
@@ -160,10 +206,10 @@ it('deliveries held back by the cap are sent as soon as a slot frees, by concurr
   expect(r.peak()).toBeLessThanOrEqual(2 * 4);
 }, 30_000);
 
-it('a delivery deferred while its merchant’s slot is busy is sent by the run holding the slot', async () => {
-  // Patient runs (they wait for their receivers) and one slot per merchant: the second delivery's own
-  // run finds the slot taken (the first attempt is held open by the receiver) and defers; once the
-  // receiver answers, the run holding the slot must send the second one too.
+it('a delivery held back while its merchant’s slot is busy is sent by the run holding the slot', async () => {
+  // Patient runs (they wait for their receivers) and one slot per merchant: the pump woken for the
+  // second delivery finds the slot taken (the first attempt is held open by the receiver) and leaves
+  // it; once the receiver answers, the run holding the slot must send the second one too.
   const patient = await webhookWorker(t, { perMerchant: 1, patienceMs: 30_000 });
   closers.push(async () => {
     await patient.service.close();
@@ -179,13 +225,20 @@ it('a delivery deferred while its merchant’s slot is busy is sent by the run h
     taskList: patient.taskList,
     logger: patient.quietLogger,
   });
+  const waker = await patient.service.wake(() => t.app.fork());
   try {
     const first = await enqueueFor(m.id, 'cs_slot_1');
     await r.waitFor(1, 15_000);
+    const enqueued = Date.now();
     const second = await enqueueFor(m.id, 'cs_slot_2');
+    // A pump started after the second was enqueued has ended, leaving it.
     await expect
-      .poll(() => patient.outcomes.includes('deferred'), { timeout: 15_000, interval: 10 })
+      .poll(() => patient.runs.some((run) => run.id === null && run.started >= enqueued), {
+        timeout: 15_000,
+        interval: 10,
+      })
       .toBe(true);
+    expect(await statuses([second])).toEqual(['pending']);
     expect(r.requests).toHaveLength(1);
     // The receiver answers from now on; the held attempt fails (its connection is cut) and frees the slot.
     r.answer = 200;
@@ -194,6 +247,7 @@ it('a delivery deferred while its merchant’s slot is busy is sent by the run h
     await expect.poll(() => statuses([second]), { timeout: 15_000, interval: 20 }).toEqual(['delivered']);
     expect(await statuses([first])).not.toEqual(['delivering']);
   } finally {
+    await waker.stop();
     await runner.stop();
   }
 }, 60_000);

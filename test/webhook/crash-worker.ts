@@ -28,4 +28,6 @@ await run({
   logger: new Logger(() => () => {}),
   taskList: taskListOf([deliverWebhookTask({ webhooks, fork: () => orm.em.fork() })]),
 });
+// As every worker process: new deliveries are heard announced (and what came before, at start).
+await webhooks.wake(() => orm.em.fork());
 process.stdout.write('worker started\n');

@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildWebhookBody, enqueueWebhook } from '../../src/modules/webhook/outbox.ts';
+import {
+  buildWebhookBody,
+  type DeliveryNotice,
+  deliveryTopic,
+  enqueueWebhook,
+} from '../../src/modules/webhook/outbox.ts';
 import { WebhookDelivery, WebhookEvent } from '../../src/modules/webhook/webhook.entity.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
@@ -31,10 +36,14 @@ const jobsFor = async (deliveryId: string) =>
   )[0]!.n;
 
 describe('enqueueWebhook', () => {
-  it('writes event, delivery and job in the caller transaction', async () => {
+  it('writes event and delivery in the caller transaction, and announces the delivery when it commits', async () => {
     const merchantId = await merchantWith();
-    const id = await t.app.fork().transactional((em) =>
-      enqueueWebhook(em, {
+    const heard: DeliveryNotice[] = [];
+    const off = await t.app.pubsub.on(deliveryTopic, (n) => {
+      if (n.merchantId === merchantId) heard.push(n);
+    });
+    const id = await t.app.fork().transactional(async (em) => {
+      const id = await enqueueWebhook(em, {
         merchantId,
         event: 'payment.completed',
         subjectId: 'cs_1',
@@ -46,9 +55,17 @@ describe('enqueueWebhook', () => {
           tx_hash: null,
           amount: undefined,
         },
-      }),
-    );
+      });
+      // Nothing is announced before the commit.
+      await new Promise((r) => setTimeout(r, 50));
+      expect(heard).toEqual([]);
+      return id;
+    });
     expect(id).toMatch(/^wh_[A-Za-z0-9_-]{22}$/);
+    // The announcement is what wakes a worker (waker.ts): there is no job per delivery.
+    await expect.poll(() => heard.map((n) => [n.id, n.status, n.attempts])).toEqual([[id, 'pending', 0]]);
+    await off();
+    expect(await jobsFor(id!)).toBe('0');
     const em = t.app.fork();
     const delivery = await em.findOneOrFail(WebhookDelivery, { id: id! }, { populate: ['event'] });
     expect(delivery.status).toBe('pending');
@@ -59,7 +76,6 @@ describe('enqueueWebhook', () => {
     const parsed = JSON.parse(body);
     expect(Object.keys(parsed)).toEqual(['event', 'session_id', 'merchant_id', 'status', 'occurred_at']);
     expect(parsed.occurred_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-    expect(await jobsFor(id!)).toBe('1');
   });
 
   it('a rolled-back transaction leaves nothing behind', async () => {

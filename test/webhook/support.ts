@@ -6,6 +6,7 @@ import { taskListOf } from '../../src/db/jobs.ts';
 import { PubSub } from '../../src/db/pubsub.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import type { DeliverOutcome } from '../../src/modules/webhook/delivery.ts';
+import { queuePump } from '../../src/modules/webhook/outbox.ts';
 import { WebhookService, type WebhookServiceOptions } from '../../src/modules/webhook/webhook.service.ts';
 import { deliverWebhookTask, sweepWebhooksTask } from '../../src/modules/webhook/webhook.tasks.ts';
 import type { TestApp } from '../support/app.ts';
@@ -122,10 +123,14 @@ export async function webhookWorker(t: TestApp, options: Partial<WebhookServiceO
   });
   // Every outcome of the delivery task, so tests can tell "ran and did nothing" from "never ran".
   const outcomes: DeliverOutcome[] = [];
+  // And each run: its delivery (null for a pump), when it started, what became of it.
+  const runs: { id: string | null; started: number; outcome: DeliverOutcome }[] = [];
   const recording: WebhookService = Object.create(service);
   recording.deliver = async (em, id) => {
+    const started = Date.now();
     const outcome = await service.deliver(em, id);
     outcomes.push(outcome);
+    runs.push({ id, started, outcome });
     return outcome;
   };
   const deps = { webhooks: recording, fork: () => t.app.fork() };
@@ -139,11 +144,19 @@ export async function webhookWorker(t: TestApp, options: Partial<WebhookServiceO
     service,
     clock,
     outcomes,
+    runs,
     quietLogger: quietGraphile,
     taskList,
     utils,
-    /** Runs every job that is due now, until none is left. */
-    runDue: () => runOnce({ connectionString, taskList, noHandleSignals: true, logger: quietGraphile }),
+    /**
+     * Runs every job that is due now, until none is left; first queues a pump run, as a worker's waker
+     * does for a new delivery (no waker runs here: tests that drive a graphile-worker runner start one,
+     * `service.wake`). `wake: false` runs only the jobs there are (a retry's, a re-queued one).
+     */
+    async runDue({ wake = true } = {}) {
+      if (wake) await queuePump(t.app.fork());
+      await runOnce({ connectionString, taskList, noHandleSignals: true, logger: quietGraphile });
+    },
     /** Moves the clock; jobs scheduled at or before the new time become due. */
     async advance(ms: number) {
       clock.advance(ms);

@@ -1,10 +1,9 @@
-import { addJob } from '../../db/jobs.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { decryptSecret } from '../../lib/crypto.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { withTimeout } from '../../lib/timeout.ts';
 import { type Claimed, type ClaimResult, claimBatch, triage } from './claim.ts';
-import { DELIVER_WEBHOOK_JOB } from './outbox.ts';
+import { queuePump } from './outbox.ts';
 import { type Outcome, type Recorded, Recorder } from './recorder.ts';
 import { LEASE_MARGIN_MS, retryDelayMs } from './schedule.ts';
 import { type ConnectionPools, type PostResult, postWebhook } from './sender.ts';
@@ -57,8 +56,8 @@ const NO_KEY = 'no active API key to sign with (webhooks are signed with the mer
 const SECRET_CACHE = 1_000;
 
 /**
- * Sends webhook attempts in batches. One run of `deliver_webhook` claims its own delivery and other
- * due ones in one statement (claim.ts), sends them concurrently over kept-alive connections, and
+ * Sends webhook attempts in batches. One run of `deliver_webhook` claims its own delivery (a pump run
+ * has none) and other due ones in one statement (claim.ts), sends them concurrently over kept-alive connections, and
  * writes their outcomes in batches (recorder.ts); it claims again while anything is due, for up to
  * `runBudgetMs`. A receiver slower than `patienceMs` does not hold the run: it finishes on its own,
  * its outcome is recorded when it arrives, and a fresh run is queued for what its merchant still has
@@ -189,9 +188,9 @@ export class Deliverer {
     if (error) throw error;
   }
 
-  /** Queues a pump run (one at a time: the job key merges them). */
+  /** Queues a pump run (one waits at a time: the job key merges them). */
   private kick(em: EntityManager): Promise<void> {
-    return addJob(em, DELIVER_WEBHOOK_JOB, {});
+    return queuePump(em);
   }
 
   /** Vets, signs and POSTs one claimed attempt, then records its outcome. */

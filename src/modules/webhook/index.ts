@@ -11,6 +11,8 @@ export const webhookModule: GatewayModule = {
     deliverWebhookTask({ webhooks: services.webhooks, fork }),
     sweepWebhooksTask({ webhooks: services.webhooks, fork }),
   ],
+  // New deliveries have no job of their own: the worker hears them announced and queues a run.
+  companion: ({ services, fork }) => services.webhooks.wake(fork),
   crontab: [
     // Deliveries whose worker died mid-attempt or whose job went missing are re-queued.
     {

@@ -1,14 +1,15 @@
 import { z } from 'zod';
-import { defineJob } from '../../db/jobs.ts';
+import { addJob, defineJob } from '../../db/jobs.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import type { Topic } from '../../db/pubsub.ts';
 import { newId } from '../../lib/ids.ts';
 
 /**
- * The webhook outbox: the one function other modules call to announce an outcome. It writes the event,
- * its first delivery and the delivery job through the caller's EntityManager, so all three commit or
- * roll back with the business change that caused them (section 6.1: a persistent outbox, sent off the
- * request path).
+ * The webhook outbox: the one function other modules call to announce an outcome. It writes the event
+ * and its first delivery through the caller's EntityManager, so both commit or roll back with the
+ * business change that caused them (section 6.1: a persistent outbox, sent off the request path), and
+ * announces the delivery (NOTIFY, sent at commit). The delivery rows are the queue: no job is added per
+ * event; worker processes hear the announcement and queue a run that sends whatever is due (waker.ts).
  */
 
 export const WEBHOOK_EVENT_NAMES = [
@@ -34,8 +35,10 @@ export interface WebhookEvent {
 }
 
 /**
- * The job that sends a delivery's next attempt, with whatever else is due (delivery.ts); without a
- * delivery id it is a "pump" run, one pending at a time, queued when a run leaves work behind.
+ * The job that sends a delivery's next attempt (a retry, or one the sweeper re-queued), with whatever
+ * else is due (delivery.ts); without a delivery id it is a "pump" run, which sends whatever is due: it
+ * is queued for new deliveries (waker.ts) and when a run leaves work behind. One pump waits at a time:
+ * the job key merges them (a running one keeps going, and a new one takes the key).
  */
 export const DELIVER_WEBHOOK_JOB = defineJob({
   name: 'deliver_webhook',
@@ -44,6 +47,11 @@ export const DELIVER_WEBHOOK_JOB = defineJob({
 });
 /** Its task name, for the statements that add or look up its jobs in SQL. */
 export const DELIVER_WEBHOOK_TASK = DELIVER_WEBHOOK_JOB.name;
+
+/** Queues a pump run: it starts after this returns, so it sees every delivery committed before. */
+export function queuePump(em: EntityManager): Promise<void> {
+  return addJob(em, DELIVER_WEBHOOK_JOB, {});
+}
 /** PostgreSQL NOTIFY channel announcing delivery changes (payload: {@link DeliveryNotice}). */
 export const DELIVERY_CHANNEL = 'webhook_delivery';
 
@@ -151,7 +159,7 @@ export async function enqueueWebhook(em: EntityManager, event: WebhookEvent): Pr
  * Many events at once, in the caller's transaction, in one statement whatever their number (a
  * follower settling thousands of sessions in one chunk): the events that are due (section 5.4: not
  * without an active API key, nor when switched off, nor without a target) and not enqueued before,
- * their deliveries, their jobs and notices. Returns each event's delivery id, or null; an
+ * their deliveries and notices. Returns each event's delivery id, or null; an
  * event enqueued before answers with its first delivery (a settlement that ran twice).
  */
 export async function enqueueWebhooks(
@@ -222,11 +230,9 @@ with input as (
     from due join created c on c.id = due.id, (select date_trunc('milliseconds', clock_timestamp()) as at) t
    order by due.ord
   returning *
-), jobs as (
-  select ${addDeliveryJobsSql('d', 'null::timestamptz')} as n
 )
 select i.ord, m.id as merchant, du.target, d.id as delivery_id,
-       (select n from jobs) as jobs, (select count(pg_notify(?, ${NOTICE_JSON})) from d) as notices
+       (select count(pg_notify(?, ${NOTICE_JSON})) from d) as notices
   from input i
   left join merchants m on m.id = i.merchant_id
   left join due du on du.ord = i.ord
@@ -234,9 +240,8 @@ select i.ord, m.id as merchant, du.target, d.id as delivery_id,
  order by i.ord`;
 
 /**
- * The delivery rows, their `deliver_webhook` jobs (one graphile_worker.add_jobs call for all of them,
- * on the caller's connection, as addJob adds one) and the NOTIFYs, in one statement. Millisecond
- * timestamps: exactly what a JS Date (and so a page cursor) holds.
+ * The delivery rows and their NOTIFYs (which wake the worker, as for every new delivery), in one
+ * statement. Millisecond timestamps: exactly what a JS Date (and so a page cursor) holds.
  */
 const DELIVERIES_SQL = `
 with input as (
@@ -246,10 +251,8 @@ with input as (
   select i.id, i.event_id, i.merchant_id, i.target_url, 'pending', 0, t.at, t.at, t.at
     from input i, (select date_trunc('milliseconds', clock_timestamp()) as at) t
   returning *
-), jobs as (
-  select ${addDeliveryJobsSql('d', 'null::timestamptz')} as n
 )
-select (select n from jobs) as jobs, (select count(pg_notify(?, ${NOTICE_JSON})) from d) as notices`;
+select (select count(pg_notify(?, ${NOTICE_JSON})) from d) as notices`;
 
 async function insertDeliveries(
   em: EntityManager,
@@ -258,7 +261,7 @@ async function insertDeliveries(
   await em.execute(DELIVERIES_SQL, [JSON.stringify(rows), DELIVERY_CHANNEL]);
 }
 
-/** Adds a fresh delivery of a stored event and its job (first attempt immediately); used by resends too. */
+/** Adds a fresh delivery of a stored event (first attempt as soon as a worker hears of it); used by resends. */
 export async function createDelivery(
   em: EntityManager,
   input: { eventId: string; merchantId: string; targetUrl: string },

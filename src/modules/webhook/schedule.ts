@@ -25,7 +25,10 @@ export const PER_MERCHANT_IN_FLIGHT = 16;
 export const PATIENCE_MS = 250;
 /** A run stops claiming after this long and queues a fresh one for the rest (jobs stay short). */
 export const RUN_BUDGET_MS = 2_000;
-/** A pending delivery this far past due with no job running it gets its job re-added by the sweeper. */
+/**
+ * A pending delivery this far past due with nothing running it (its job lost, or its announcement heard
+ * by no worker) gets a job added by the sweeper.
+ */
 export const SWEEP_GRACE_MS = 120_000;
 
 /**

@@ -18,6 +18,7 @@ import {
 } from './schedule.ts';
 import { ConnectionPools } from './sender.ts';
 import { type Resolver, systemResolver } from './ssrf.ts';
+import { DeliveryWaker } from './waker.ts';
 import { type DeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookEvent } from './webhook.entity.ts';
 
 export interface WebhookServiceOptions {
@@ -58,9 +59,11 @@ export class WebhookService {
   private readonly deliverer: Deliverer;
   private readonly pools = new ConnectionPools();
   private readonly pubsub: PubSub;
+  private readonly logger: Logger;
 
   constructor(options: WebhookServiceOptions) {
     this.pubsub = options.pubsub;
+    this.logger = options.logger;
     this.now = options.now ?? Date.now;
     this.deliverer = new Deliverer({
       secretsKey: options.secretsKey,
@@ -86,6 +89,11 @@ export class WebhookService {
     return this.deliverer.run(em, deliveryId);
   }
 
+  /** Starts waking delivery for new events in this (worker) process: see DeliveryWaker. */
+  wake(fork: () => EntityManager): Promise<DeliveryWaker> {
+    return new DeliveryWaker({ pubsub: this.pubsub, fork, logger: this.logger }).start();
+  }
+
   /** Waits for attempts still in flight in this process to be recorded, then closes its connections. */
   async close(): Promise<void> {
     await this.deliverer.drain();
@@ -95,7 +103,8 @@ export class WebhookService {
   /**
    * Re-adds jobs for deliveries nothing is working on: `delivering` past its lease (the worker died;
    * graphile-worker itself would wait 4 h to release the job) and `pending` well past due (its job
-   * was lost). Re-adding is harmless when a job exists: the job key merges them.
+   * was lost, or no worker heard it announced). Re-adding is harmless when a job exists: the job key
+   * merges them.
    */
   async sweep(em: EntityManager): Promise<number> {
     const now = this.now();

@@ -10,10 +10,11 @@ interface Deps {
 }
 
 /**
- * `deliver_webhook`: the next attempt of one delivery (section 6.1, D9), sent in batches with
- * whatever else is due (see Deliverer). Added by the outbox in the business transaction and re-added
- * for each retry at `next_attempt_at`. Idempotent: see Deliverer.run. HTTP failures are recorded, not
- * thrown; a throw (database trouble) leaves the retry to graphile-worker as a safety net.
+ * `deliver_webhook`: the next attempt of one delivery (section 6.1, D9), or with no delivery a pump
+ * run, sent in batches with whatever else is due (see Deliverer). A pump is queued when a new delivery
+ * is announced (waker.ts); a delivery's own job is added for each retry at `next_attempt_at`.
+ * Idempotent: see Deliverer.run. HTTP failures are recorded, not thrown; a throw (database trouble)
+ * leaves the retry to graphile-worker as a safety net.
  */
 export const deliverWebhookTask = (deps: Deps) =>
   jobTask(DELIVER_WEBHOOK_JOB, async ({ deliveryId }, helpers) => {
