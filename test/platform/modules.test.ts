@@ -9,7 +9,7 @@ import type { ModuleContext } from '../../src/modules/module.ts';
 
 /**
  * One list of modules (src/modules/index.ts): every module is on it, and every entity, route, GraphQL
- * file, job, chain consumer and relay handler reaches the service through it — none is registered
+ * file, job, chain consumer, relay handler and worker companion reaches the service through it — none is registered
  * anywhere else — and no lower layer imports a module.
  */
 
@@ -93,6 +93,14 @@ describe('the module list', () => {
     // The relayer learns its handlers from the list, in one place.
     const registering = files.filter((f) => /relayer\.register\(/.test(readFileSync(f, 'utf8')));
     expect(registering.map(rel)).toEqual(['src/app.ts']);
+  });
+
+  it('worker companions (the webhook waker) are started from the list, by the worker, and nowhere else', () => {
+    const calling = (pattern: RegExp) => files.filter((f) => pattern.test(readFileSync(f, 'utf8'))).map(rel);
+    expect(calling(/\.wake\(/)).toEqual(['src/modules/webhook/index.ts']);
+    expect(calling(/\.companion\(/)).toEqual(['daemons/index.ts']);
+    expect(calling(/\bstartCompanions\(/).sort()).toEqual(['daemons/index.ts', 'src/worker/runner.ts']);
+    expect(modules.filter((m) => m.companion).map((m) => m.name)).toEqual(['webhook']);
   });
 
   it('every entity is managed: each exported entity schema is in the list', async () => {
