@@ -9,8 +9,8 @@ import type { ModuleContext } from '../../src/modules/module.ts';
 
 /**
  * One list of modules (src/modules/index.ts): every module is on it, and every entity, route, GraphQL
- * file, job, chain consumer, relay handler and worker companion reaches the service through it — none is registered
- * anywhere else — and no lower layer imports a module.
+ * file, job, chain consumer, relay handler and worker companion reaches the service through it — none
+ * is registered anywhere else — and no lower layer imports a module.
  */
 
 const root = path.resolve(import.meta.dirname, '../..');
