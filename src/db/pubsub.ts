@@ -42,6 +42,8 @@ export async function publish<T>(em: EntityManager, on: Topic<T>, payloads: read
 }
 
 const RECONNECT_MS = 1_000;
+/** The `application_name` of the LISTEN connection. */
+export const LISTENER_NAME = 'gateway pubsub';
 
 type Handler = (payload: unknown) => void;
 
@@ -151,7 +153,11 @@ export class PubSub {
 
   private async open(): Promise<void> {
     if (this.closed) throw new Error('publish/subscribe is closed');
-    const client = new pg.Client({ connectionString: this.deps.databaseUrl });
+    // Named, so an operator (or a test) tells it apart in pg_stat_activity.
+    const client = new pg.Client({
+      connectionString: this.deps.databaseUrl,
+      application_name: LISTENER_NAME,
+    });
     client.on('notification', (message) => {
       const set = this.handlers.get(message.channel);
       if (!set || !message.payload) return;

@@ -6,7 +6,6 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { run } from 'graphile-worker';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { requeue } from '../../src/modules/webhook/claim.ts';
 import { enqueueWebhook } from '../../src/modules/webhook/outbox.ts';
@@ -126,15 +125,7 @@ it('new deliveries have no job of their own: a pump run sends them all', async (
 it('a graphile-worker runner with the waker sends new deliveries as they are announced', async () => {
   const r = await receiver(200);
   const m = await merchantWithHook(t, r.url);
-  const runner = await run({
-    connectionString: t.config.databaseUrl!,
-    concurrency: 2,
-    noHandleSignals: true,
-    pollInterval: 60_000,
-    taskList: w.taskList,
-    logger: w.quietLogger,
-  });
-  const waker = await w.service.wake(() => t.app.fork());
+  const worker = await w.startRunner({ concurrency: 2 });
   try {
     // One at a time, and then a burst: each is sent without anyone adding a job for it.
     const first = await enqueueFor(m.id, 'cs_woken_0');
@@ -146,8 +137,7 @@ it('a graphile-worker runner with the waker sends new deliveries as they are ann
       .toEqual(burst.map(() => 'delivered'));
     expect(r.requests).toHaveLength(11);
   } finally {
-    await waker.stop();
-    await runner.stop();
+    await worker.stop();
   }
 }, 30_000);
 
@@ -182,24 +172,15 @@ it('deliveries held back by the cap are sent as soon as a slot frees, by concurr
   const m = await merchantWithHook(t, r.url);
   const ids: string[] = [];
   for (let i = 0; i < 20; i++) ids.push(await enqueueFor(m.id, `cs_capped_${i}`));
-  const runner = await run({
-    connectionString: t.config.databaseUrl!,
-    concurrency: 4,
-    noHandleSignals: true,
-    pollInterval: 60_000,
-    taskList: w.taskList,
-    logger: w.quietLogger,
-  });
   // Enqueued before any worker listened: the waker queues a pump as it starts.
-  const waker = await w.service.wake(() => t.app.fork());
+  const worker = await w.startRunner({ concurrency: 4 });
   try {
     // Never the sweeper's two minutes: twenty deliveries, two at a time, 150 ms each.
     await expect
       .poll(() => statuses(ids), { timeout: 10_000, interval: 50 })
       .toEqual(ids.map(() => 'delivered'));
   } finally {
-    await waker.stop();
-    await runner.stop();
+    await worker.stop();
   }
   // The cap is read from committed leases: runs claiming at the same instant can each take it, so it
   // bounds a merchant at cap × concurrent runs, never the whole batch one run could claim (20).
@@ -217,15 +198,7 @@ it('a delivery held back while its merchant’s slot is busy is sent by the run 
   });
   const r = await receiver('hold');
   const m = await merchantWithHook(t, r.url);
-  const runner = await run({
-    connectionString: t.config.databaseUrl!,
-    concurrency: 2,
-    noHandleSignals: true,
-    pollInterval: 60_000,
-    taskList: patient.taskList,
-    logger: patient.quietLogger,
-  });
-  const waker = await patient.service.wake(() => t.app.fork());
+  const worker = await patient.startRunner({ concurrency: 2 });
   try {
     const first = await enqueueFor(m.id, 'cs_slot_1');
     await r.waitFor(1, 15_000);
@@ -247,7 +220,6 @@ it('a delivery held back while its merchant’s slot is busy is sent by the run 
     await expect.poll(() => statuses([second]), { timeout: 15_000, interval: 20 }).toEqual(['delivered']);
     expect(await statuses([first])).not.toEqual(['delivering']);
   } finally {
-    await waker.stop();
-    await runner.stop();
+    await worker.stop();
   }
 }, 60_000);

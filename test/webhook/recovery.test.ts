@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { run } from 'graphile-worker';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { addJob } from '../../src/db/jobs.ts';
 import { requeue } from '../../src/modules/webhook/claim.ts';
@@ -160,15 +159,7 @@ it('a hanging receiver times out without delaying another merchant', async () =>
   const hanging = await startReceiver('hold');
   const fast = await startReceiver(200);
   const w: WebhookWorker = await webhookWorker(t, { timeoutMs: 1_000 });
-  const runner = await run({
-    connectionString: t.config.databaseUrl,
-    concurrency: 4,
-    noHandleSignals: true,
-    pollInterval: 50,
-    taskList: w.taskList,
-    logger: w.quietLogger,
-  });
-  const waker = await w.service.wake(() => t.app.fork());
+  const worker = await w.startRunner({ concurrency: 4, pollInterval: 50 });
   try {
     const slow = await merchantWithHook(t, hanging.url);
     const other = await merchantWithHook(t, fast.url);
@@ -201,8 +192,7 @@ it('a hanging receiver times out without delaying another merchant', async () =>
     const slowDelivery = await delivery(slowId);
     expect(slowDelivery.nextAttemptAt!.getTime() - w.clock.now()).toBe(30_000);
   } finally {
-    await waker.stop();
-    await runner.stop();
+    await worker.stop();
     await w.close();
     await hanging.close();
     await fast.close();

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Logger, makeWorkerUtils, runOnce, type TaskList, type WorkerUtils } from 'graphile-worker';
+import { Logger, makeWorkerUtils, run, runOnce, type TaskList, type WorkerUtils } from 'graphile-worker';
 import { taskListOf } from '../../src/db/jobs.ts';
 import { PubSub } from '../../src/db/pubsub.ts';
 import { createLogger } from '../../src/lib/logger.ts';
@@ -156,6 +156,30 @@ export async function webhookWorker(t: TestApp, options: Partial<WebhookServiceO
     async runDue({ wake = true } = {}) {
       if (wake) await queuePump(t.app.fork());
       await runOnce({ connectionString, taskList, noHandleSignals: true, logger: quietGraphile });
+    },
+    /** Runs these tasks in a graphile-worker runner with a waker, as a worker process does, until `stop`. */
+    async startRunner({
+      concurrency,
+      pollInterval = 60_000,
+    }: {
+      concurrency: number;
+      pollInterval?: number;
+    }) {
+      const runner = await run({
+        connectionString,
+        concurrency,
+        noHandleSignals: true,
+        pollInterval,
+        taskList,
+        logger: quietGraphile,
+      });
+      const waker = await service.wake(() => t.app.fork());
+      return {
+        async stop() {
+          await waker.stop();
+          await runner.stop();
+        },
+      };
     },
     /** Moves the clock; jobs scheduled at or before the new time become due. */
     async advance(ms: number) {

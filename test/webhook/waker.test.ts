@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { LISTENER_NAME } from '../../src/db/pubsub.ts';
 import { enqueueWebhook } from '../../src/modules/webhook/outbox.ts';
 import { WebhookDelivery } from '../../src/modules/webhook/webhook.entity.ts';
 import { startWorker, type Worker } from '../../src/worker/runner.ts';
@@ -35,8 +36,9 @@ const enqueue = (merchantId: string, subject: string) =>
         (await enqueueWebhook(em, { merchantId, event: 'payout.completed', subjectId: subject, body: {} }))!,
     );
 const status = async (id: string) => (await t.app.fork().findOneOrFail(WebhookDelivery, { id })).status;
-const jobs = async () =>
-  (await admin.query<{ n: number }>('select count(*)::int as n from graphile_worker.jobs')).rows[0]!.n;
+const jobs = async (where = 'true') =>
+  (await admin.query<{ n: number }>(`select count(*)::int as n from graphile_worker.jobs where ${where}`))
+    .rows[0]!.n;
 
 async function withWorker(run: (worker: Worker) => Promise<void>) {
   const worker = await startWorker(t.app, { followers: false });
@@ -57,8 +59,9 @@ it('sends a delivery committed while no worker ran once one starts, and new ones
     for (let i = 0; i < 5; i++) ids.push(await enqueue(m.id, `po_woken_${i}`));
     for (const id of ids) await expect.poll(() => status(id), { timeout: 10_000 }).toBe('delivered');
   });
-  // Every pump run finished and was completed before the worker stopped: no job is left locked.
-  expect(await jobs()).toBe(0);
+  // Every pump run that started was completed before the worker stopped: no job is left locked (a pump
+  // queued last may still wait for the next worker).
+  expect(await jobs('locked_at is not null')).toBe(0);
   expect(r.requests.map((q) => q.headers['x-idempotency-key'])).toEqual([
     'payout.completed:po_before',
     ...[0, 1, 2, 3, 4].map((i) => `payout.completed:po_woken_${i}`),
@@ -71,16 +74,13 @@ it('a delivery announced while the worker’s LISTEN connection was down is sent
     // Once a delivery has been sent and its pump run has ended, nothing runs that could send the next.
     const warm = await enqueue(m.id, 'po_warm');
     await expect.poll(() => status(warm), { timeout: 10_000 }).toBe('delivered');
-    await expect.poll(jobs, { timeout: 10_000 }).toBe(0);
-    const listener = async () =>
-      (
-        await admin.query<{ pid: number }>(
-          `select pid from pg_stat_activity where datname = current_database() and query ilike 'LISTEN %'`,
-        )
-      ).rows.map((row) => row.pid);
-    const [pid] = await listener();
-    expect(pid).toBeDefined();
-    await admin.query('select pg_terminate_backend($1)', [pid]);
+    await expect.poll(() => jobs(), { timeout: 10_000 }).toBe(0);
+    const { rows } = await admin.query<{ pid: number }>(
+      'select pid from pg_stat_activity where datname = current_database() and application_name = $1',
+      [LISTENER_NAME],
+    );
+    expect(rows).toHaveLength(1);
+    await admin.query('select pg_terminate_backend($1)', [rows[0]!.pid]);
     await expect.poll(() => t.app.pubsub.listening, { interval: 5 }).toBe(false);
     // Committed while nobody listens: its announcement is lost.
     const id = await enqueue(m.id, 'po_unheard');
