@@ -57,11 +57,11 @@ const SECRET_CACHE = 1_000;
 
 /**
  * Sends webhook attempts in batches. One run of `deliver_webhook` claims its own delivery (a pump run
- * has none) and other due ones in one statement (claim.ts), sends them concurrently over kept-alive connections, and
- * writes their outcomes in batches (recorder.ts); it claims again while anything is due, for up to
- * `runBudgetMs`. A receiver slower than `patienceMs` does not hold the run: it finishes on its own,
- * its outcome is recorded when it arrives, and a fresh run is queued for what its merchant still has
- * due. At-least-once: a claim is committed before the POST and the outcome after it, so a process
+ * has none) and other due ones in one statement (claim.ts), sends them concurrently over kept-alive
+ * connections, and writes their outcomes in batches (recorder.ts); it claims again while anything is
+ * due, for up to `runBudgetMs`. A receiver slower than `patienceMs` does not hold the run: it finishes
+ * on its own, its outcome is recorded when it arrives, and a fresh run is queued for what its merchant
+ * still has due. At-least-once: a claim is committed before the POST and the outcome after it, so a process
  * that dies in between leaves `delivering` rows whose leases expire and whose attempts are repeated.
  */
 export class Deliverer {
