@@ -61,8 +61,9 @@ const SECRET_CACHE = 1_000;
  * connections, and writes their outcomes in batches (recorder.ts); it claims again while anything is
  * due, for up to `runBudgetMs`. A receiver slower than `patienceMs` does not hold the run: it finishes
  * on its own, its outcome is recorded when it arrives, and a fresh run is queued for what its merchant
- * still has due. At-least-once: a claim is committed before the POST and the outcome after it, so a process
- * that dies in between leaves `delivering` rows whose leases expire and whose attempts are repeated.
+ * still has due. At-least-once: a claim is committed before the POST and the outcome after it, so a
+ * process that dies in between leaves `delivering` rows whose leases expire and whose attempts are
+ * repeated.
  */
 export class Deliverer {
   private readonly recorder: Recorder;
