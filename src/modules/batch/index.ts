@@ -1,4 +1,5 @@
 import type { GatewayModule } from '../module.ts';
+import { routerStreamDeps } from '../payout/payout.consumer.ts';
 import { batchConsumer } from './batch.consumer.ts';
 import { PayoutBatchSchema } from './batch.entity.ts';
 import { batchRelayHandler } from './batch.relay.ts';
@@ -12,15 +13,9 @@ export const batchModule: GatewayModule = {
   entities: [PayoutBatchSchema],
   routes: batchRoutes,
   tasks: ({ fork }) => [batchResubmitTask(fork)],
-  consumers: ({ services }, network, options) => {
+  consumers: (context, network, options) => {
     const router = network.contracts.batchPayoutRouter;
-    if (!router) return [];
-    const deps = {
-      chains: services.payoutChains,
-      logger: services.logger,
-      startBlock: options.payoutStartBlock ?? options.sessionStartBlock,
-    };
-    return [batchConsumer(deps, network, router)];
+    return router ? [batchConsumer(routerStreamDeps(context, options), network, router)] : [];
   },
   relayHandlers: ({ services, fork }) => ({ batch: batchRelayHandler({ fork, logger: services.logger }) }),
 };

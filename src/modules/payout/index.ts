@@ -1,5 +1,5 @@
 import type { GatewayModule } from '../module.ts';
-import { payoutConsumer } from './payout.consumer.ts';
+import { payoutConsumer, routerStreamDeps } from './payout.consumer.ts';
 import { PayoutSchema, RouterNonceSchema } from './payout.entity.ts';
 import { payoutRelayHandler } from './payout.relay.ts';
 import { payoutRoutes } from './payout.rest.ts';
@@ -10,15 +10,9 @@ export const payoutModule: GatewayModule = {
   name: 'payout',
   entities: [PayoutSchema, RouterNonceSchema],
   routes: payoutRoutes,
-  consumers: ({ services }, network, options) => {
+  consumers: (context, network, options) => {
     const router = network.contracts.payoutRouter;
-    if (!router) return [];
-    const deps = {
-      chains: services.payoutChains,
-      logger: services.logger,
-      startBlock: options.payoutStartBlock ?? options.sessionStartBlock,
-    };
-    return [payoutConsumer(deps, network, router)];
+    return router ? [payoutConsumer(routerStreamDeps(context, options), network, router)] : [];
   },
   relayHandlers: ({ services, fork }) => ({
     payout: payoutRelayHandler({ chains: services.payoutChains, fork, logger: services.logger }),

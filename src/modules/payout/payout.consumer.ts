@@ -1,6 +1,7 @@
 import type { NetworkConfig } from '../../chains/networks.ts';
 import type { Consumer } from '../../followers/types.ts';
 import type { Logger } from '../../lib/logger.ts';
+import type { FollowerOptions, ModuleContext } from '../module.ts';
 import type { PayoutChains } from './payout.chain.ts';
 import { expirePayouts } from './payout.expire.ts';
 import { PAYOUT_EXECUTED_TOPIC } from './payout.order.ts';
@@ -22,6 +23,15 @@ export interface PayoutConsumerDeps {
   logger: Logger;
   /** First block when the stream has no cursor; default INITIAL_LOOKBACK_BLOCKS behind the head. */
   startBlock?: number;
+}
+
+/** The deps of a router stream (single payouts, batches) in a worker: payouts start where sessions do unless set. */
+export function routerStreamDeps({ services }: ModuleContext, options: FollowerOptions): PayoutConsumerDeps {
+  return {
+    chains: services.payoutChains,
+    logger: services.logger,
+    startBlock: options.payoutStartBlock ?? options.sessionStartBlock,
+  };
 }
 
 export function payoutConsumer(deps: PayoutConsumerDeps, network: NetworkConfig, router: string): Consumer {
