@@ -126,6 +126,10 @@ export function defineAggregate<
   return {
     async apply(em, changes, onStale) {
       for (const change of changes) check(change);
+      // Applied is known by row: a second change of the same row would pass as applied (and announce
+      // its event) although its version guard failed. Callers merge their changes per row first.
+      if (new Set(changes.map((c) => spec.subject(c).id)).size !== changes.length)
+        throw new Error(`${spec.label} transition: two changes of one row in one apply`);
       const applied = new Set<string>();
       const groups = new Map<string, Change[]>();
       for (const change of changes) {

@@ -103,6 +103,29 @@ function racingFork(competitor: () => Promise<void>): () => EntityManager {
     });
 }
 
+describe('the payout transition engine', () => {
+  it('refuses two changes of one row in one apply: the second would be reported applied though its guard failed', async () => {
+    const order = await authorized('1');
+    const em = f.t.app.fork();
+    const payout = payoutSnapshot(await em.findOneOrFail(Payout, { id: order.id }));
+    const hash = `0x${'cd'.repeat(32)}`;
+    await expect(
+      em.transactional((tx) =>
+        transitionPayouts(
+          tx,
+          [
+            { kind: 'submitted', payout, set: { status: 'submitted', txHash: hash } },
+            { kind: 'submitted', payout, set: { status: 'submitted', txHash: hash, executedBlock: 1 } },
+          ],
+          'report',
+        ),
+      ),
+    ).rejects.toThrow(/two changes of one row in one apply/);
+    expect((await row(order.id)).status).toBe('authorized');
+    expect(await events(order.id)).toEqual([]);
+  });
+});
+
 describe('a payout paid on chain is never reported failed', () => {
   it('records an execution whose version race the relayer’s own transition won between read and write', async () => {
     const order = await authorized('4');
