@@ -24,7 +24,7 @@ export interface JobOptions {
   maxAttempts?: number;
   queueName?: string;
   priority?: number;
-  /** Overrides the job's own key (a shared key, e.g. one pending "pump" run at a time). */
+  /** Overrides the job's own key (e.g. a test adding a second job for the same payload). */
   jobKey?: string;
 }
 
