@@ -23,6 +23,8 @@ export interface AnvilOptions {
 }
 
 const STARTUP_TIMEOUT_MS = 20_000;
+/** Characters of anvil's output kept while waiting for its port (enough for the line and an error). */
+const STARTUP_OUTPUT_KEPT = 4_096;
 
 function anvilBinary(): string {
   const require = createRequire(import.meta.url);
@@ -54,25 +56,29 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilNode> {
   const { child } = guarded;
 
   const port = await new Promise<number>((resolve, reject) => {
+    // Only until the port is read: the last few kB for an error message, listeners removed after.
     let output = '';
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`anvil did not start within ${STARTUP_TIMEOUT_MS} ms: ${output.slice(-500)}`));
     }, STARTUP_TIMEOUT_MS);
     const onData = (chunk: Buffer) => {
-      output += chunk.toString();
+      output = (output + chunk.toString()).slice(-STARTUP_OUTPUT_KEPT);
       const match = /Listening on [\d.]+:(\d+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(Number(match[1]));
-      }
+      if (match) done(() => resolve(Number(match[1])));
+    };
+    const onExit = (code: number | null) =>
+      done(() => reject(new Error(`anvil exited with code ${code}: ${output.slice(-500)}`)));
+    const done = (settle: () => void) => {
+      clearTimeout(timer);
+      child.stdout!.off('data', onData);
+      child.stderr!.off('data', onData);
+      child.off('exit', onExit);
+      settle();
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`anvil exited with code ${code}: ${output.slice(-500)}`));
-    });
+    child.once('exit', onExit);
   });
   // Keep draining output so a chatty node never blocks on a full pipe.
   child.stdout!.resume();

@@ -163,18 +163,23 @@ async function startServer(
       void server.stop(0);
       reject(new Error(`PostgreSQL did not start within ${STARTUP_TIMEOUT_MS} ms: ${output.slice(-500)}`));
     }, STARTUP_TIMEOUT_MS);
+    // The log keeps flowing to `onLog` for the server's life; only the start-up wait looks at it, on
+    // a bounded tail (a long-running server's log must cost nothing per line beyond its handler).
+    let starting = true;
     server.child.stderr!.on('data', (chunk: Buffer) => {
       const text = chunk.toString();
-      output += text;
       onLog?.(text);
+      if (!starting) return;
+      output = (output + text).slice(-4_096);
       if (output.includes('database system is ready to accept connections')) {
+        starting = false;
         clearTimeout(timer);
         resolve();
       }
     });
     server.child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`PostgreSQL exited with code ${code}: ${output.slice(-500)}`));
+      if (starting) reject(new Error(`PostgreSQL exited with code ${code}: ${output.slice(-500)}`));
     });
   });
   server.child.stdout!.resume();

@@ -38,6 +38,8 @@ export class Leadership {
   private pid: number | undefined;
   private readonly held = new Set<string>();
   private readonly onLost = new Set<() => void>();
+  /** The tail of the lock connection's queries: one at a time (pg refuses overlapping ones from v9). */
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly deps: { databaseUrl: string; logger: Logger }) {}
 
@@ -56,10 +58,12 @@ export class Leadership {
   async tryLead(network: string): Promise<boolean> {
     if (this.held.has(network)) return true;
     const client = await this.connection();
-    const { rows } = await client.query<{ ok: boolean }>('select pg_try_advisory_lock($1, $2) as ok', [
-      LOCK_CLASS,
-      networkLockKey(network),
-    ]);
+    const { rows } = await this.serial(() =>
+      client.query<{ ok: boolean }>('select pg_try_advisory_lock($1, $2) as ok', [
+        LOCK_CLASS,
+        networkLockKey(network),
+      ]),
+    );
     if (rows[0]?.ok) this.held.add(network);
     return this.held.has(network);
   }
@@ -67,9 +71,11 @@ export class Leadership {
   /** Gives up leading `network` (shutdown); a standby takes over at its next try. */
   async resign(network: string): Promise<void> {
     if (!this.held.delete(network)) return;
-    await this.client
-      ?.query('select pg_advisory_unlock($1, $2)', [LOCK_CLASS, networkLockKey(network)])
-      .catch(() => {});
+    const client = this.client;
+    if (!client) return;
+    await this.serial(() =>
+      client.query('select pg_advisory_unlock($1, $2)', [LOCK_CLASS, networkLockKey(network)]),
+    ).catch(() => {});
   }
 
   /**
@@ -95,6 +101,16 @@ export class Leadership {
     this.client = undefined;
     this.held.clear();
     await client?.end().catch(() => {});
+  }
+
+  /**
+   * Runs `query` after every query already sent on the lock connection has answered: the networks'
+   * followers try their locks concurrently, and one `pg` client must not have two queries in flight.
+   */
+  private serial<T>(query: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(query, query);
+    this.queue = run.catch(() => {});
+    return run;
   }
 
   /** The one lock connection of this process (concurrent callers share one connection attempt). */

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { Leadership, LeadershipLost } from '../../src/followers/leadership.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
@@ -31,6 +32,33 @@ it('several networks taken at once by one process hold on its one connection, an
           and database = (select oid from pg_database where datname = current_database())`,
   );
   expect(locks[0]!.pids).toBe(1);
+});
+
+it('sends one query at a time on its lock connection, however many networks try at once', async () => {
+  // pg 8 queues a query sent while another runs (with a deprecation warning); pg 9 refuses it.
+  const inFlight = new Map<pg.Client, number>();
+  let most = 0;
+  const query = pg.Client.prototype.query;
+  const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args) {
+    const now = (inFlight.get(this) ?? 0) + 1;
+    inFlight.set(this, now);
+    most = Math.max(most, now);
+    const done = () => inFlight.set(this, (inFlight.get(this) ?? 1) - 1);
+    const result = (query as (...a: unknown[]) => unknown).apply(this, args);
+    if (result instanceof Promise) result.then(done, done);
+    else done();
+    return result as never;
+  });
+  try {
+    const a = leadership();
+    const networks = Array.from({ length: 8 }, (_, i) => `q${i}`);
+    expect(await Promise.all(networks.map((n) => a.tryLead(n)))).toEqual(networks.map(() => true));
+    await Promise.all(networks.slice(0, 4).map((n) => a.resign(n)));
+    expect(await Promise.all(networks.map((n) => a.tryLead(n)))).toEqual(networks.map(() => true));
+  } finally {
+    spy.mockRestore();
+  }
+  expect(most).toBe(1);
 });
 
 it('a second process stands by; when the first resigns or its connection drops, it leads and the first is fenced', async () => {
