@@ -44,7 +44,7 @@ export interface paths {
         };
         /**
          * The hosted payment page
-         * @description Renders for any token, 200 (section 4.9); the token is checked by the calls the page makes, and the page says when a link names no session or has expired.
+         * @description Renders for any token with 200; the token is checked by the calls the page makes, and the page says when a link names no session or has expired.
          */
         get: operations["getPToken"];
         put?: never;

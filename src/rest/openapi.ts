@@ -176,7 +176,7 @@ export function openApiDocument(table: readonly RestRoute[]) {
       { description: 'The page', content: { 'text/html': { schema: { type: 'string' } } } },
       {
         description:
-          'Renders for any token, 200 (section 4.9); the token is checked by the calls the page makes, and ' +
+          'Renders for any token with 200; the token is checked by the calls the page makes, and ' +
           'the page says when a link names no session or has expired.',
         parameters: [
           {
