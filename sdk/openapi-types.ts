@@ -44,7 +44,7 @@ export interface paths {
         };
         /**
          * The hosted payment page
-         * @description The page renders for any token and says what is wrong; its status tells a link that names no session (404) or has expired (410) from a live one (200).
+         * @description Renders for any token with 200; the token is checked by the calls the page makes, and the page says when a link names no session or has expired.
          */
         get: operations["getPToken"];
         put?: never;
@@ -575,15 +575,6 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description No link with this token (the page says so) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
             /** @description The request headers or body arrived too slowly (`validation`) */
             408: {
                 headers: {
@@ -591,15 +582,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The link has expired (the page says so) */
-            410: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
                 };
             };
             /** @description Request headers too large (`validation`) */

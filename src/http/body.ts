@@ -8,18 +8,20 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 /** Reads the raw body, refusing more than MAX_BODY_BYTES without buffering the rest. */
 export async function readBody(req: IncomingMessage): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) throw tooLarge();
+  if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) throw bodyTooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw tooLarge();
+    if (size > MAX_BODY_BYTES) throw bodyTooLarge();
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);
 }
 
-const tooLarge = () => new AppError('payload_too_large', `request body exceeds ${MAX_BODY_BYTES} bytes`);
+/** The 413 of D2, on /v1 and /graphql alike. */
+export const bodyTooLarge = () =>
+  new AppError('payload_too_large', `request body exceeds ${MAX_BODY_BYTES} bytes`);
 
 /** A POST body must be a JSON object (D2) without NUL characters; an empty body counts as `{}`. */
 export function parseJsonObject(raw: Buffer): Record<string, unknown> {

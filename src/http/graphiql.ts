@@ -62,16 +62,17 @@ const loadBundle = () => {
   return bundle;
 };
 
-const ASSETS: Record<string, { type: string; body: (b: Bundle) => string }> = {
-  'env.js': { type: 'text/javascript', body: () => ENV_JS },
-  'start.js': { type: 'text/javascript', body: () => START_JS },
-  'graphiql.js': { type: 'text/javascript', body: (b) => b.js },
-  'graphiql.css': { type: 'text/css', body: (b) => b.css },
-  'editor.worker.js': { type: 'text/javascript', body: (b) => b.editorWorkerService },
-  'json.worker.js': { type: 'text/javascript', body: (b) => b.jsonWorker },
-  'graphql.worker.js': { type: 'text/javascript', body: (b) => b.graphqlWorker },
-  'favicon.ico': { type: 'image/x-icon', body: (b) => b.favicon },
-};
+/** By file name under GRAPHIQL_ASSETS. A Map, so a name such as `__proto__` or `constructor` is no asset. */
+const ASSETS = new Map<string, { type: string; body: (b: Bundle) => string }>([
+  ['env.js', { type: 'text/javascript', body: () => ENV_JS }],
+  ['start.js', { type: 'text/javascript', body: () => START_JS }],
+  ['graphiql.js', { type: 'text/javascript', body: (b) => b.js }],
+  ['graphiql.css', { type: 'text/css', body: (b) => b.css }],
+  ['editor.worker.js', { type: 'text/javascript', body: (b) => b.editorWorkerService }],
+  ['json.worker.js', { type: 'text/javascript', body: (b) => b.jsonWorker }],
+  ['graphql.worker.js', { type: 'text/javascript', body: (b) => b.graphqlWorker }],
+  ['favicon.ico', { type: 'image/x-icon', body: (b) => b.favicon }],
+]);
 
 const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -109,7 +110,7 @@ export async function serveGraphiqlAsset(
 ): Promise<boolean> {
   if (!url.pathname.startsWith(GRAPHIQL_ASSETS) || (req.method !== 'GET' && req.method !== 'HEAD'))
     return false;
-  const asset = ASSETS[url.pathname.slice(GRAPHIQL_ASSETS.length)];
+  const asset = ASSETS.get(url.pathname.slice(GRAPHIQL_ASSETS.length));
   if (!asset) return false;
   const text = asset.body(await loadBundle());
   const body =

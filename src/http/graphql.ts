@@ -9,6 +9,7 @@ import type { Actor, Context } from '../graphql/context.ts';
 import { isRequestError, toAppError, toGraphQLError, toRequestGraphQLError } from '../graphql/errors.ts';
 import { operationLimits } from '../graphql/limits.ts';
 import { findNul, graphqlTooDeep, NUL_MESSAGE, nestingMessage, valueTooDeep } from '../lib/validation.ts';
+import { bodyTooLarge, MAX_BODY_BYTES } from './body.ts';
 import { GRAPHIQL_CSP, renderGraphiQL } from './graphiql.ts';
 
 /**
@@ -109,9 +110,18 @@ const refuseNul: Plugin<Context> = {
 
 /**
  * A body that is not JSON is not a GraphQL-over-HTTP request at all, so the specification's leave to
- * answer legacy `application/json` clients 200 does not apply: it is a 400 whatever the client accepts.
+ * answer legacy `application/json` clients 200 does not apply: it is a 400 whatever the client
+ * accepts. Likewise a body over the size limit is a 413.
  */
 function notJsonIsBadRequest(error: GraphQLError): GraphQLError {
+  // yoga's refusal of a body over maxRequestBodySize: D2's 413 with the message /v1 gives, whatever
+  // the client accepts (a body cut off is no GraphQL request either).
+  if (error.extensions?.code === 'REQUEST_ENTITY_TOO_LARGE') {
+    const tooLarge = bodyTooLarge();
+    return new GraphQLError(tooLarge.message, {
+      extensions: { code: tooLarge.publicCode, http: { status: tooLarge.status } },
+    });
+  }
   const answer = toRequestGraphQLError(error);
   const original = error.extensions?.originalError as { name?: unknown } | undefined;
   if (original?.name === 'SyntaxError' && /invalid JSON/i.test(error.message))
@@ -144,6 +154,9 @@ export function createGraphqlHandler(app: App) {
     // Served from this origin (src/http/graphiql.ts), not yoga's CDN: works offline and under a CSP.
     renderGraphiQL,
     landingPage: false,
+    // D2's 1 MiB, as on /v1 (yoga's own default is 25 MB): checked against Content-Length before the
+    // body is read, and counted while a body without one streams in.
+    maxRequestBodySize: MAX_BODY_BYTES,
     logging: false,
     plugins: [limitDepth, limitCost, validationCode, refuseNul, httpAnswers],
     maskedErrors: {

@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { App } from '../app.ts';
-import { isAppError } from '../errors.ts';
 import type { PageHandler } from './server.ts';
 import { ASSETS_PATH, type Asset, webAssets } from './web-assets.ts';
 
@@ -41,9 +40,11 @@ export function webPages(app: App): PageHandler[] {
       if (req.method !== 'GET' && req.method !== 'HEAD') return false;
       const path = url.pathname;
       if (PAGE.test(path)) {
+        // 200 for any token (section 4.9): the token is checked by the calls the page makes, and the
+        // page says "not found" or "expired" from their answers.
         const { html } = await webAssets();
         const host = publicHost ?? (HOST.test(req.headers.host ?? '') ? req.headers.host : undefined);
-        send(req, res, Buffer.from(html), await linkStatus(app, path), {
+        send(req, res, Buffer.from(html), 200, {
           'content-type': 'text/html; charset=utf-8',
           'content-security-policy': pageCsp(host),
           'referrer-policy': 'no-referrer',
@@ -68,29 +69,6 @@ export function webPages(app: App): PageHandler[] {
       return false;
     },
   ];
-}
-
-/**
- * The page's HTTP status: 404 for a token that names no link, 410 for an expired one (the page still
- * renders and says so), else 200. The page itself reads the link again; a database that cannot answer
- * here leaves that to it.
- */
-async function linkStatus(app: App, path: string): Promise<number> {
-  let token: string;
-  try {
-    token = decodeURIComponent(path.slice('/p/'.length));
-  } catch {
-    return 404;
-  }
-  try {
-    await app.services.hosted.resolve(app.fork(), token);
-    return 200;
-  } catch (error) {
-    if (!isAppError(error)) throw error;
-    // A malformed token (400) names no link either.
-    if (error.status === 410) return 410;
-    return error.status === 404 || error.status === 400 ? 404 : 200;
-  }
 }
 
 function sendAsset(req: IncomingMessage, res: ServerResponse, asset: Asset, cache: string) {

@@ -127,7 +127,6 @@ function plain(
   ok: Record<string, unknown>,
   extra: Record<string, unknown> = {},
   errors: number[] = [],
-  pages: Record<number, unknown> = {},
 ) {
   return {
     get: {
@@ -136,7 +135,7 @@ function plain(
       tags: ['system'],
       security: [],
       ...extra,
-      responses: { 200: ok, ...pages, ...errorResponses([...errors, ...TRANSPORT_ERRORS]) },
+      responses: { 200: ok, ...errorResponses([...errors, ...TRANSPORT_ERRORS]) },
     },
   };
 }
@@ -177,8 +176,8 @@ export function openApiDocument(table: readonly RestRoute[]) {
       { description: 'The page', content: { 'text/html': { schema: { type: 'string' } } } },
       {
         description:
-          'The page renders for any token and says what is wrong; its status tells a link that names no ' +
-          'session (404) or has expired (410) from a live one (200).',
+          'Renders for any token with 200; the token is checked by the calls the page makes, and ' +
+          'the page says when a link names no session or has expired.',
         parameters: [
           {
             name: 'token',
@@ -188,17 +187,6 @@ export function openApiDocument(table: readonly RestRoute[]) {
             schema: { type: 'string' },
           },
         ],
-      },
-      [],
-      {
-        404: {
-          description: 'No link with this token (the page says so)',
-          content: { 'text/html': { schema: { type: 'string' } } },
-        },
-        410: {
-          description: 'The link has expired (the page says so)',
-          content: { 'text/html': { schema: { type: 'string' } } },
-        },
       },
     ),
     '/hpp/sdk.js': plain(

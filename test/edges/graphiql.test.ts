@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { chromium } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
 /**
@@ -14,6 +14,7 @@ beforeAll(async () => {
   t = await startTestApp();
 });
 afterAll(() => t?.close());
+afterEach(() => vi.restoreAllMocks());
 
 async function page() {
   const res = await fetch(`${t.http.url}/graphql`, { headers: { accept: 'text/html' } });
@@ -51,6 +52,23 @@ it('every asset the page names is served from the service with its type', async 
     expect((await fetch(`${t.http.url}/assets/graphiql/${worker}`)).status, worker).toBe(200);
   }
   expect((await fetch(`${t.http.url}/assets/graphiql/nope.js`)).status).toBe(404);
+});
+
+it('a name an object inherits (__proto__, constructor, …) is no asset: 404 in the envelope, nothing logged', async () => {
+  const logged: string[] = [];
+  const write = process.stderr.write.bind(process.stderr);
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    logged.push(String(chunk));
+    return write(chunk);
+  });
+  for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf']) {
+    const res = await fetch(`${t.http.url}/assets/graphiql/${name}`);
+    expect(res.status, name).toBe(404);
+    expect(await res.json(), name).toEqual({
+      error: { code: 'not_found', message: `no route for GET /assets/graphiql/${name}` },
+    });
+  }
+  expect(logged.filter((line) => line.includes('"level":"error"'))).toEqual([]);
 });
 
 // Debian's chromium; CI installs it (.ci/run) and there the test never skips.

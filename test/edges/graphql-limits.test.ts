@@ -1,6 +1,7 @@
 import { getIntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { GRAPHQL_LIMITS } from '../../src/graphql/limits.ts';
+import { MAX_BODY_BYTES } from '../../src/http/body.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
 /**
@@ -68,4 +69,43 @@ it('lets a few aliases, the hosted page’s own shape and GraphiQL’s introspec
   const introspection = await post(getIntrospectionQuery(), token);
   expect(introspection.status).toBe(200);
   expect(introspection.body.errors).toBeUndefined();
+});
+
+/** An anonymous POST of `size` bytes of JSON, streamed without Content-Length when `chunked`. */
+async function postBytes(size: number, chunked: boolean, accept = 'application/graphql-response+json') {
+  const head = '{"query":"{ __typename }","variables":{"pad":"';
+  const tail = '"}}';
+  const bytes = new TextEncoder().encode(`${head}${'a'.repeat(size - head.length - tail.length)}${tail}`);
+  const body = chunked
+    ? new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (let i = 0; i < bytes.length; i += 64 * 1024) controller.enqueue(bytes.slice(i, i + 64 * 1024));
+          controller.close();
+        },
+      })
+    : bytes;
+  const res = await fetch(`${t.http.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept },
+    body,
+    duplex: 'half',
+  } as RequestInit);
+  return { status: res.status, body: (await res.json()) as Answer['body'] };
+}
+
+it('refuses an anonymous body over 1 MiB with 413, as /v1 does, declared or streamed', async () => {
+  const refusal = {
+    errors: [{ message: `request body exceeds ${MAX_BODY_BYTES} bytes`, extensions: { code: 'validation' } }],
+  };
+  for (const chunked of [false, true]) {
+    for (const accept of ['application/graphql-response+json', 'application/json']) {
+      const what = `${chunked ? 'streamed' : 'declared'}, accept ${accept}`;
+      const over = await postBytes(MAX_BODY_BYTES + 1, chunked, accept);
+      expect(over.status, what).toBe(413);
+      expect(over.body, what).toEqual(refusal);
+    }
+  }
+  const within = await postBytes(MAX_BODY_BYTES, false);
+  expect(within.status).toBe(200);
+  expect(within.body).toEqual({ data: { __typename: 'Query' } });
 });
