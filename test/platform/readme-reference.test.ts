@@ -3,9 +3,12 @@ import { expect, it } from 'vitest';
 import { AppError, ERROR_STATUS, PUBLIC_ERROR_CODES } from '../../src/errors.ts';
 import { TRANSITIONS } from '../../src/modules/session/session.machine.ts';
 
-/** The README's reference tables say what the code does: error codes, and the cashier step body. */
+/** The docs' reference tables say what the code does: error codes, and the cashier step body. */
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+// Each table is looked up by the text before it, in the page that carries it.
+const readme = ['docs/integration.md', 'docs/sessions.md']
+  .map((page) => readFileSync(new URL(`../../${page}`, import.meta.url), 'utf8'))
+  .join('\n');
 
 /** The rows of the first Markdown table after a heading or sentence, as trimmed cells without backticks. */
 function tableAfter(marker: string): string[][] {
