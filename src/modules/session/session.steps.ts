@@ -146,7 +146,10 @@ const ACTIONS: Record<Action, Handler> = {
   async wallet_connected(c, value) {
     const s = c.session;
     c.draft.wallet = value.toLowerCase();
-    if (s.deadline === null || s.deadline === undefined) c.draft.deadline = await deadlineFor(c);
+    const head = await c.deps.chains.client(c.network()).getBlockHeader('latest');
+    c.draft.walletBlock = await connectBlock(c, head?.number ?? null);
+    if (s.deadline === null || s.deadline === undefined)
+      c.draft.deadline = deadlineFor(c, head?.timestamp ?? 0);
     if (!s.token) {
       c.draft.view = viewOf(await c.offers());
       return routePastWallet({ token: false, amount: false, allowance: false });
@@ -279,13 +282,29 @@ function viewOf(offers: CoinOffer[]): SessionView {
 
 /**
  * The router deadline (D5), fixed when the wallet first connects: the session's expiry, in the chain's
- * own clock when that runs ahead of ours, so a router call is never refused early.
+ * own clock (`chainNow`, the head's timestamp) when that runs ahead of ours, so a router call is never
+ * refused early.
  */
-async function deadlineFor(c: StepContext): Promise<number> {
-  const head = await c.deps.chains.client(c.network()).getBlockHeader('latest');
+function deadlineFor(c: StepContext, chainNow: number): number {
   const nowSeconds = Math.floor(c.deps.clock().getTime() / 1000);
   const remaining = Math.max(0, Math.floor(c.session.expiresAt.getTime() / 1000) - nowSeconds);
-  return Math.max(nowSeconds, head?.timestamp ?? 0) + remaining;
+  return Math.max(nowSeconds, chainNow) + remaining;
+}
+
+/**
+ * The chain's head as the wallet is connected: the newest of the node's head and the follower's (a
+ * lagging replica must not make a transaction mined before the connect look sent after it). Where
+ * neither is known, the connect cannot vouch for any reported transaction: the hash fallback then
+ * claims nothing for this session.
+ */
+async function connectBlock(c: StepContext, nodeHead: number | null): Promise<number | null> {
+  const [row] = await c.em.execute<{ head_number: string | null }[]>(
+    'select head_number from chain_followers where network = ?',
+    [c.network().id],
+  );
+  const followed = row?.head_number == null ? null : Number(row.head_number);
+  if (nodeHead === null) return followed;
+  return followed === null ? nodeHead : Math.max(nodeHead, followed);
 }
 
 /** D4: `insufficient_funds` with required/available/token/owner in whole units. */
