@@ -362,6 +362,15 @@ describe('operators: attachPayment and markPaymentRefunded', () => {
     });
     expect(res.data.markPaymentRefunded.resolvedAt).toBeTruthy();
     expect((await gql(REFUND, { p: id })).errors?.[0]?.extensions?.code).toBe('conflict');
+    // The database itself refuses a second decision, whatever code tries.
+    await expect(
+      f.t.app
+        .fork()
+        .execute(
+          `insert into payment_resolutions (payment_id, action, operator_id, created_at) values (?, 'attached', 'x', now())`,
+          [id],
+        ),
+    ).rejects.toThrow(/duplicate key|unique/i);
     expect((await gql(ATTACH, { p: id, s: session })).errors?.[0]?.extensions?.code).toBe('conflict');
     expect(await listed({ wallet: player.address })).toEqual([]);
     expect((await listed({ wallet: player.address, state: 'refunded' })).map((p) => p.txHash)).toEqual([tx]);
