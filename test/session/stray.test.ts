@@ -149,7 +149,9 @@ describe('the reported-hash fallback', () => {
       value: victim.address,
     });
     expect(connected.body.step).toBe('awaiting_payment');
-    await hosted('/v1/hpp/step', { token, action: 'signature_submitted', value: tx });
+    const reported = await hosted('/v1/hpp/step', { token, action: 'signature_submitted', value: tx });
+    expect(reported.status).toBe(400);
+    expect(reported.body.error.message).toMatch(/mined before this session's wallet was connected/);
     await settle();
     await settle();
 
@@ -189,7 +191,8 @@ describe('the reported-hash fallback', () => {
     const tx = await payStray(player, first.call);
     await settle();
     const { session } = await readyToPay(player, '3');
-    await step(session, 'signature_submitted', tx);
+    const res = await f.call('/v1/cashier/step', { session, action: 'signature_submitted', value: tx });
+    expect([res.status, res.body.error?.code]).toEqual([400, 'validation']);
     await settle();
     await settle();
     expect((await sessionRow(f, session)).payment).toBeNull();
@@ -353,6 +356,8 @@ describe('operators: attachPayment and markPaymentRefunded', () => {
     const tx = await payStray(player, call);
     await settle();
     const id = await ledgerId(tx);
+    // Its player reports it, but the operator refunds it before the follower gets to the report.
+    await step(session, 'signature_submitted', tx);
     const res = await gql(REFUND, { p: id, note: 'refund 0xabc' });
     expect(res.errors).toBeUndefined();
     expect(res.data.markPaymentRefunded).toMatchObject({
@@ -375,11 +380,17 @@ describe('operators: attachPayment and markPaymentRefunded', () => {
     expect(await listed({ wallet: player.address })).toEqual([]);
     expect((await listed({ wallet: player.address, state: 'refunded' })).map((p) => p.txHash)).toEqual([tx]);
 
-    // Its own player reporting it late no longer claims it: the operator's decision stands.
-    await step(session, 'signature_submitted', tx);
+    // The operator's decision stands: the follower does not claim it, and a new report is refused.
     await settle();
     await settle();
     expect((await sessionRow(f, session)).payment).toBeNull();
+    const other = await readyToPay(player, '5');
+    const late = await f.call('/v1/cashier/step', {
+      session: other.session,
+      action: 'signature_submitted',
+      value: tx,
+    });
+    expect(late.body.error?.message).toMatch(/already settled by an operator/);
   });
 
   it('mutations are for operators only', async () => {

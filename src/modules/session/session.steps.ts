@@ -252,21 +252,45 @@ const ACTIONS: Record<Action, Handler> = {
 
 /**
  * A reported transaction the ledger already knows must be able to pay this session: not a payment
- * another session holds, and not one to another wallet. One the ledger does not know yet is the
- * follower's to judge when it gets there.
+ * another session holds or an operator decided on, not one to another wallet, and (unless it carries
+ * this session's `order_ref`) not one mined before the session's wallet was connected, which the
+ * follower would never give it (session.match.ts). One the ledger does not know yet is the follower's
+ * to judge when it gets there.
  */
 async function checkReportedPayment(em: EntityManager, s: Session, hash: string): Promise<void> {
-  const rows = await em.execute<{ recipient: string; claimed_by: string | null }[]>(
-    `select p.recipient, c.id as claimed_by from payments p left join sessions c on c.payment_id = p.id
+  const rows = await em.execute<
+    {
+      recipient: string;
+      order_ref: string | null;
+      block_number: string;
+      claimed_by: string | null;
+      decided: string | null;
+    }[]
+  >(
+    `select p.recipient, p.order_ref, p.block_number, c.id as claimed_by, r.action as decided
+       from payments p left join sessions c on c.payment_id = p.id
+       left join payment_resolutions r on r.payment_id = p.id
       where p.network = ? and p.tx_hash = ?`,
     [s.network, hash],
   );
   if (rows.length === 0) return;
-  const open = rows.filter((r) => r.claimed_by === null || r.claimed_by === s.id);
-  if (open.length === 0) throw validation(`value: transaction ${hash} already paid another session`);
-  if (!open.some((r) => r.recipient === s.payee)) {
-    throw validation(`value: transaction ${hash} pays another wallet than this session's`);
+  const open = rows.filter((r) => r.claimed_by === s.id || (r.claimed_by === null && r.decided === null));
+  if (open.length === 0) {
+    throw validation(
+      rows.some((r) => r.claimed_by)
+        ? `value: transaction ${hash} already paid another session`
+        : `value: transaction ${hash} was already settled by an operator`,
+    );
   }
+  const toPayee = open.filter((r) => r.recipient === s.payee);
+  if (toPayee.length === 0)
+    throw validation(`value: transaction ${hash} pays another wallet than this session's`);
+  const sentForIt = (r: (typeof rows)[number]) =>
+    r.claimed_by === s.id ||
+    r.order_ref === s.orderRef ||
+    (s.walletBlock != null && Number(r.block_number) > s.walletBlock);
+  if (!toPayee.some(sentForIt))
+    throw validation(`value: transaction ${hash} was mined before this session's wallet was connected`);
 }
 
 /** The coin picker as stored on the session (base units as strings). */
