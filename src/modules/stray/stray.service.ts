@@ -89,8 +89,13 @@ export class StrayPaymentService {
           [sessionId],
         );
         if (!row) throw notFound(`session ${sessionId}`);
-        if (row.payment_id !== null || (row.status !== 'pending' && row.status !== 'processing'))
-          throw new AppError('conflict', `session ${sessionId} is ${row.status} and already has its payment`);
+        if (row.payment_id !== null)
+          throw new AppError('conflict', `session ${sessionId} already has its payment (${row.status})`);
+        if (row.status !== 'pending' && row.status !== 'processing')
+          throw new AppError(
+            'conflict',
+            `session ${sessionId} is ${row.status}; only an open session takes a payment`,
+          );
         const session = snapshotOf(row);
         this.checkPays(payment, session);
         await this.decide(tx, payment.id, 'attached', operatorId, note, sessionId);
