@@ -22,6 +22,7 @@ import { PayoutChains } from './modules/payout/payout.chain.ts';
 import { PayoutService } from './modules/payout/payout.service.ts';
 import { SessionChains } from './modules/session/session.chain.ts';
 import { SessionService } from './modules/session/session.service.ts';
+import { StrayPaymentService } from './modules/stray/stray.service.ts';
 import { WebhookService } from './modules/webhook/webhook.service.ts';
 import type { RelayKind } from './relay/relay.entity.ts';
 import { Relayer } from './relay/relayer.ts';
@@ -100,6 +101,7 @@ export async function createApp(options: {
     balances: new BalanceService({ networks, clients: chainClients }),
     deposits: new DepositService({ networks }),
     sessions,
+    strayPayments: new StrayPaymentService({ chains: sessionChains }),
     hosted: new HostedService({ config, sessions }),
     nonces,
   };

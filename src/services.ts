@@ -16,6 +16,7 @@ import type { PayoutChains } from './modules/payout/payout.chain.ts';
 import type { PayoutService } from './modules/payout/payout.service.ts';
 import type { SessionChains } from './modules/session/session.chain.ts';
 import type { SessionService } from './modules/session/session.service.ts';
+import type { StrayPaymentService } from './modules/stray/stray.service.ts';
 import type { WebhookService } from './modules/webhook/webhook.service.ts';
 import type { Relayer } from './relay/relayer.ts';
 
@@ -32,6 +33,8 @@ export interface Services {
   /** Deposit sessions (step machine) and the chains they run on. */
   sessions: SessionService;
   sessionChains: SessionChains;
+  /** Router payments no session claimed by itself: operators list, attach and mark them refunded. */
+  strayPayments: StrayPaymentService;
   /** Hosted payment links: create, and token-scoped step/status (D12). */
   hosted: HostedService;
   /** Payout wallets, routers and tokens per merchant and network (approvals, payouts, batches). */

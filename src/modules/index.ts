@@ -12,6 +12,7 @@ import type { GatewayModule } from './module.ts';
 import { payoutModule } from './payout/index.ts';
 import { relayModule } from './relay/index.ts';
 import { sessionModule } from './session/index.ts';
+import { strayModule } from './stray/index.ts';
 import { systemModule } from './system/index.ts';
 import { webhookModule } from './webhook/index.ts';
 
@@ -28,6 +29,7 @@ export const modules: readonly GatewayModule[] = [
   webhookModule,
   ledgerModule,
   sessionModule,
+  strayModule,
   hostedModule,
   payoutModule,
   relayModule,

@@ -55,7 +55,8 @@ export async function recordPayments(
 /**
  * Deletes the unclaimed rows of blocks above `block` (they left the canonical chain). Claims must be
  * released first; a row still claimed (by a settled order or a credited deposit, which cannot be
- * undone) is kept.
+ * undone) is kept. An operator's decision on a deleted row goes with it (operators decide only on
+ * rows at their confirmation depth, so only a reorganisation deeper than that reaches one).
  */
 export async function forgetPaymentsAbove(em: EntityManager, network: string, block: number): Promise<void> {
   await em.execute(

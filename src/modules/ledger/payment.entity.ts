@@ -16,8 +16,10 @@ export type PaymentKind = (typeof PAYMENT_KINDS)[number];
  * The payments ledger: one row per on-chain transfer the service recognised, unique on (network,
  * transaction, log index). Whatever the transfer pays (a session, later a standing-address deposit)
  * points at the row through a unique column of its own, so the database itself refuses a second
- * claim on one transfer. Rows of blocks that leave the canonical chain are deleted by the follower's
- * reorg handling, after their claims were released.
+ * claim on one transfer. A router payment nothing claims (an `order_ref` of no session, a wrong
+ * amount, a late payment) stays here unclaimed: operators list it (`unmatchedPayments`) and attach it
+ * to a session or mark it refunded (src/modules/stray). Rows of blocks that leave the canonical chain
+ * are deleted by the follower's reorg handling, after their claims were released.
  */
 export const PaymentSchema = defineEntity({
   name: 'Payment',

@@ -45,7 +45,12 @@ export const SessionSchema = defineEntity({
   tableName: 'sessions',
   // Idempotency of init: one session per merchant order reference (NULLs never collide).
   uniques: [{ properties: ['merchant', 'externalOrderId'] }],
-  indexes: [{ properties: ['network', 'status'] }, { properties: ['merchant', 'createdAt'] }],
+  indexes: [
+    { properties: ['network', 'status'] },
+    { properties: ['merchant', 'createdAt'] },
+    // Whose wallet an unmatched payment reached, when it is no longer a settlement wallet.
+    { properties: ['network', 'payee'] },
+  ],
   properties: {
     id: p.string().length(40).primary(),
     merchant: () => p.manyToOne(Merchant).deleteRule('cascade'),
@@ -64,6 +69,12 @@ export const SessionSchema = defineEntity({
     amount: p.string().length(100).nullable(),
     /** Connected payer wallet, lowercase. */
     wallet: p.string().length(42).nullable(),
+    /**
+     * The chain's head block when `wallet` was connected (the newest of the node's and the follower's).
+     * A payment claimed by its reported hash alone must be mined above it: a transaction already on
+     * chain when the wallet was named was not sent for this session (anyone can name any wallet).
+     */
+    walletBlock: p.bigint('number').nullable(),
     step: p.string().length(32).$type<Step>(),
     status: p.string().length(16).$type<OrderStatus>().default('pending'),
     /** keccak256 of the UTF-8 session id (D5); the router's `Payment` event carries it. */

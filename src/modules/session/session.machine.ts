@@ -150,6 +150,7 @@ export function routePastWallet(known: { token: boolean; amount: boolean; allowa
 export function changeWalletResets(s: { prefillToken?: string | null; prefillAmount?: string | null }) {
   return {
     wallet: null,
+    walletBlock: null,
     approvalTxHash: null,
     ...(s.prefillToken ? {} : { token: null }),
     ...(s.prefillAmount ? {} : { amount: null }),

@@ -10,11 +10,14 @@ import { type SessionChange, transitionSessions } from './session.transition.ts'
 
 /**
  * From router `Payment` logs to ledger rows, and from unclaimed ledger rows to the sessions they pay
- * (D5). A payment pays the session whose `order_ref` it carries; failing that, the session that
- * reported its transaction first, but only when no session at all carries its `order_ref` and the
- * payment came from the wallet the session connected (a reported hash alone proves nothing). The
- * payment must match the session's token, pinned payee and amount. The claim itself is the unique
- * `sessions.payment_id`: the database, not this code, makes one transfer pay one session.
+ * (D5). A payment pays the session whose `order_ref` it carries (its token and pinned payee, at least
+ * its amount). Failing that, the session that reported its transaction first, but only where the
+ * payment cannot be anyone else's: no session at all carries its `order_ref`, it came from the wallet
+ * the session connected, it was mined above the head seen at that connect (a wallet is only a claimed
+ * address and a hash is public: a payment already on chain when the wallet was named was not sent for
+ * this session), and it is exactly the session's token, payee and amount. Anything else stays
+ * unmatched for an operator (stray.service.ts). The claim itself is the unique `sessions.payment_id`:
+ * the database, not this code, makes one transfer pay one session.
  */
 
 /**
@@ -60,7 +63,8 @@ interface Candidate extends SnapshotRow {
 
 /**
  * Open sessions without a payment, each with the unclaimed ledger rows that may pay it: by
- * `order_ref` first, then by reported transaction (first report first).
+ * `order_ref` first, then by reported transaction (first report first). A payment an operator
+ * decided on (src/modules/stray) is theirs: never claimed here.
  */
 const CANDIDATES = `
   with open as (
@@ -71,10 +75,13 @@ const CANDIDATES = `
            p.amount_raw::text as payment_amount, p.tx_hash as payment_tx, p.block_number, p.log_index, ${SNAPSHOT_COLUMNS}
       from open s join payments p on p.order_ref = s.order_ref and p.network = s.network
      where not exists (select 1 from sessions c where c.payment_id = p.id)
+       and not exists (select 1 from payment_resolutions x where x.payment_id = p.id)
     union all
     select 'reported', p.id, p.token, p.recipient, p.amount_raw::text, p.tx_hash, p.block_number, p.log_index, ${SNAPSHOT_COLUMNS}
       from open s join payments p on p.tx_hash = s.reported_tx_hash and p.network = s.network and p.payer = s.wallet
+                                 and p.block_number > s.wallet_block
      where not exists (select 1 from sessions c where c.payment_id = p.id)
+       and not exists (select 1 from payment_resolutions x where x.payment_id = p.id)
        and not exists (select 1 from sessions r where r.order_ref = p.order_ref)
   ) c
   order by c.rule, c.reported_at nulls last, c.id, c.block_number, c.log_index`;
@@ -135,7 +142,9 @@ function mismatch(network: SessionNetwork, session: FollowedSession, row: Candid
   if (!token || !session.amount) return 'session has no coin or amount yet';
   if (token.address.toLowerCase() !== row.payment_token) return 'another token';
   if (!session.payee || session.payee !== row.payment_recipient) return 'another recipient';
-  if (BigInt(row.payment_amount) < parseUnits(session.amount, token.decimals))
-    return 'less than the session amount';
+  const amount = parseUnits(session.amount, token.decimals);
+  if (BigInt(row.payment_amount) < amount) return 'less than the session amount';
+  // By hash alone, only the exact payment the session asked for (an overpayment is an operator's call).
+  if (row.rule === 'reported' && BigInt(row.payment_amount) !== amount) return 'not the session amount';
   return null;
 }

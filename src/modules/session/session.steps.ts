@@ -146,7 +146,10 @@ const ACTIONS: Record<Action, Handler> = {
   async wallet_connected(c, value) {
     const s = c.session;
     c.draft.wallet = value.toLowerCase();
-    if (s.deadline === null || s.deadline === undefined) c.draft.deadline = await deadlineFor(c);
+    const head = await c.deps.chains.client(c.network()).getBlockHeader('latest');
+    c.draft.walletBlock = await connectBlock(c, head?.number ?? null);
+    if (s.deadline === null || s.deadline === undefined)
+      c.draft.deadline = deadlineFor(c, head?.timestamp ?? 0);
     if (!s.token) {
       c.draft.view = viewOf(await c.offers());
       return routePastWallet({ token: false, amount: false, allowance: false });
@@ -249,21 +252,45 @@ const ACTIONS: Record<Action, Handler> = {
 
 /**
  * A reported transaction the ledger already knows must be able to pay this session: not a payment
- * another session holds, and not one to another wallet. One the ledger does not know yet is the
- * follower's to judge when it gets there.
+ * another session holds or an operator decided on, not one to another wallet, and (unless it carries
+ * this session's `order_ref`) not one mined before the session's wallet was connected, which the
+ * follower would never give it (session.match.ts). One the ledger does not know yet is the follower's
+ * to judge when it gets there.
  */
 async function checkReportedPayment(em: EntityManager, s: Session, hash: string): Promise<void> {
-  const rows = await em.execute<{ recipient: string; claimed_by: string | null }[]>(
-    `select p.recipient, c.id as claimed_by from payments p left join sessions c on c.payment_id = p.id
+  const rows = await em.execute<
+    {
+      recipient: string;
+      order_ref: string | null;
+      block_number: string;
+      claimed_by: string | null;
+      decided: string | null;
+    }[]
+  >(
+    `select p.recipient, p.order_ref, p.block_number, c.id as claimed_by, r.action as decided
+       from payments p left join sessions c on c.payment_id = p.id
+       left join payment_resolutions r on r.payment_id = p.id
       where p.network = ? and p.tx_hash = ?`,
     [s.network, hash],
   );
   if (rows.length === 0) return;
-  const open = rows.filter((r) => r.claimed_by === null || r.claimed_by === s.id);
-  if (open.length === 0) throw validation(`value: transaction ${hash} already paid another session`);
-  if (!open.some((r) => r.recipient === s.payee)) {
-    throw validation(`value: transaction ${hash} pays another wallet than this session's`);
+  const open = rows.filter((r) => r.claimed_by === s.id || (r.claimed_by === null && r.decided === null));
+  if (open.length === 0) {
+    throw validation(
+      rows.some((r) => r.claimed_by)
+        ? `value: transaction ${hash} already paid another session`
+        : `value: transaction ${hash} was already settled by an operator`,
+    );
   }
+  const toPayee = open.filter((r) => r.recipient === s.payee);
+  if (toPayee.length === 0)
+    throw validation(`value: transaction ${hash} pays another wallet than this session's`);
+  const sentForIt = (r: (typeof rows)[number]) =>
+    r.claimed_by === s.id ||
+    r.order_ref === s.orderRef ||
+    (s.walletBlock != null && Number(r.block_number) > s.walletBlock);
+  if (!toPayee.some(sentForIt))
+    throw validation(`value: transaction ${hash} was mined before this session's wallet was connected`);
 }
 
 /** The coin picker as stored on the session (base units as strings). */
@@ -279,13 +306,29 @@ function viewOf(offers: CoinOffer[]): SessionView {
 
 /**
  * The router deadline (D5), fixed when the wallet first connects: the session's expiry, in the chain's
- * own clock when that runs ahead of ours, so a router call is never refused early.
+ * own clock (`chainNow`, the head's timestamp) when that runs ahead of ours, so a router call is never
+ * refused early.
  */
-async function deadlineFor(c: StepContext): Promise<number> {
-  const head = await c.deps.chains.client(c.network()).getBlockHeader('latest');
+function deadlineFor(c: StepContext, chainNow: number): number {
   const nowSeconds = Math.floor(c.deps.clock().getTime() / 1000);
   const remaining = Math.max(0, Math.floor(c.session.expiresAt.getTime() / 1000) - nowSeconds);
-  return Math.max(nowSeconds, head?.timestamp ?? 0) + remaining;
+  return Math.max(nowSeconds, chainNow) + remaining;
+}
+
+/**
+ * The chain's head as the wallet is connected: the newest of the node's head and the follower's (a
+ * lagging replica must not make a transaction mined before the connect look sent after it). Where
+ * neither is known, the connect cannot vouch for any reported transaction: the hash fallback then
+ * claims nothing for this session.
+ */
+async function connectBlock(c: StepContext, nodeHead: number | null): Promise<number | null> {
+  const [row] = await c.em.execute<{ head_number: string | null }[]>(
+    'select head_number from chain_followers where network = ?',
+    [c.network().id],
+  );
+  const followed = row?.head_number == null ? null : Number(row.head_number);
+  if (nodeHead === null) return followed;
+  return followed === null ? nodeHead : Math.max(nodeHead, followed);
 }
 
 /** D4: `insufficient_funds` with required/available/token/owner in whole units. */

@@ -70,6 +70,7 @@ const COLUMNS = {
   token: col.text('token'),
   amount: col.text('amount'),
   wallet: col.text('wallet'),
+  walletBlock: col.bigint('wallet_block'),
   payee: col.text('payee'),
   deadline: col.bigint('deadline'),
   approvalTxHash: col.text('approval_tx_hash'),
