@@ -74,6 +74,12 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   /** `GET /metrics` (Prometheus): `token` (an operator bearer token), `public`, or `off`. */
   METRICS: z.enum(['token', 'public', 'off']).default('token'),
+  /**
+   * Browser origins that may call `/graphql` from another origin: comma-separated origins
+   * (`https://console.example.com`), `*` for any, or empty for none. Unset: none in production,
+   * loopback origins (`http://localhost:*`, `127.0.0.1`, `[::1]`) otherwise. Never with credentials.
+   */
+  GRAPHQL_CORS_ORIGINS: z.string().optional(),
 });
 
 /** A postgres:// or postgresql:// URL with a host and, when given, a numeric port. */
@@ -115,7 +121,12 @@ export interface Config {
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** Who may read `GET /metrics`. */
   metrics: 'token' | 'public' | 'off';
+  /** Which other origins a browser may call `/graphql` from (GRAPHQL_CORS_ORIGINS). */
+  graphqlCorsOrigins: CorsOrigins;
 }
+
+/** `any` origin, the `loopback` ones (development default), or exactly these (none when empty). */
+export type CorsOrigins = 'any' | 'loopback' | readonly string[];
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -207,7 +218,41 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
     hppLinkTtlMinutes: e.HPP_LINK_TTL_MINUTES,
     logLevel: e.LOG_LEVEL,
     metrics: e.METRICS,
+    graphqlCorsOrigins: parseCorsOrigins(e.GRAPHQL_CORS_ORIGINS, e.NODE_ENV),
   };
+}
+
+/**
+ * GRAPHQL_CORS_ORIGINS: each entry must be an origin (http(s), host, optional port; no path), so a
+ * typo cannot silently allow nothing or something else. Entries are kept as browsers send them
+ * (`https://X.example:443` → `https://x.example`).
+ */
+export function parseCorsOrigins(value: string | undefined, env: Config['env']): CorsOrigins {
+  if (value === undefined) return env === 'production' ? [] : 'loopback';
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry.length > 0);
+  if (entries.includes('*')) {
+    if (entries.length > 1)
+      throw new ConfigError('Invalid configuration: GRAPHQL_CORS_ORIGINS: `*` cannot be listed with origins');
+    return 'any';
+  }
+  const origins: string[] = [];
+  for (const entry of entries) {
+    let origin: string | undefined;
+    try {
+      const url = new URL(entry);
+      const bare = url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password;
+      if ((url.protocol === 'http:' || url.protocol === 'https:') && bare) origin = url.origin;
+    } catch {}
+    if (!origin)
+      throw new ConfigError(
+        `Invalid configuration: GRAPHQL_CORS_ORIGINS: ${JSON.stringify(entry)} is not an origin such as https://console.example.com (scheme, host and port only)`,
+      );
+    origins.push(origin);
+  }
+  return origins;
 }
 
 /**

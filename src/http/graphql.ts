@@ -10,7 +10,9 @@ import { isRequestError, toAppError, toGraphQLError, toRequestGraphQLError } fro
 import { operationLimits } from '../graphql/limits.ts';
 import { findNul, graphqlTooDeep, NUL_MESSAGE, nestingMessage, valueTooDeep } from '../lib/validation.ts';
 import { bodyTooLarge, MAX_BODY_BYTES } from './body.ts';
+import { corsVariesByOrigin, graphqlCors } from './cors.ts';
 import { GRAPHIQL_CSP, renderGraphiQL } from './graphiql.ts';
+import { operatorIntrospection } from './introspection.ts';
 
 /**
  * PostgreSQL text cannot hold NUL, so an operation carrying one — in a variable or in a string literal
@@ -147,10 +149,23 @@ export function createGraphqlHandler(app: App) {
     return operator ? { kind: 'operator', ...operator } : { kind: 'anonymous' };
   }
 
+  const production = app.config.env === 'production';
+  const origins = app.config.graphqlCorsOrigins;
+  /** Answers differ by Origin: a shared cache must not hand one origin's answer to another. */
+  const varyByOrigin: Plugin<Context> = {
+    onResponse({ request, response }) {
+      if (request.headers.has('origin') && !/\borigin\b/i.test(response.headers.get('vary') ?? ''))
+        response.headers.append('vary', 'Origin');
+    },
+  };
   const yoga: YogaServerInstance<ServerContext, Context> = createYoga<ServerContext, Context>({
     schema: app.schema,
     graphqlEndpoint: '/graphql',
-    graphiql: { subscriptionsProtocol: 'WS', title: 'Crypto payment gateway — operator console' },
+    // Off in production: the console is for development; operators there use their own client.
+    graphiql: production
+      ? false
+      : { subscriptionsProtocol: 'WS', title: 'Crypto payment gateway — operator console' },
+    cors: graphqlCors(origins),
     // Served from this origin (src/http/graphiql.ts), not yoga's CDN: works offline and under a CSP.
     renderGraphiQL,
     landingPage: false,
@@ -158,7 +173,15 @@ export function createGraphqlHandler(app: App) {
     // body is read, and counted while a body without one streams in.
     maxRequestBodySize: MAX_BODY_BYTES,
     logging: false,
-    plugins: [limitDepth, limitCost, validationCode, refuseNul, httpAnswers],
+    plugins: [
+      limitDepth,
+      limitCost,
+      validationCode,
+      refuseNul,
+      httpAnswers,
+      ...(production ? [operatorIntrospection] : []),
+      ...(corsVariesByOrigin(origins) ? [varyByOrigin] : []),
+    ],
     maskedErrors: {
       maskError(error) {
         // The caller's mistake, found before execution: its own message and a 4xx, never logged.

@@ -72,7 +72,8 @@ export async function startHttpServer(
     const method = req.method ?? 'GET';
     const route = Object.hasOwn(fixed, url.pathname) ? fixed[url.pathname] : undefined;
     if (route) return void (await route(req, res));
-    if (await serveGraphiqlAsset(req, res, url)) return;
+    // GraphiQL is off in production (src/http/graphql.ts), and so are its assets.
+    if (app.config.env !== 'production' && (await serveGraphiqlAsset(req, res, url))) return;
     if (url.pathname.startsWith('/v1/')) return rest(app, req, res, url, method);
     for (const page of pages) if (await page(req, res, url)) return;
     throw new AppError('not_found', `no route for ${method} ${url.pathname}`);

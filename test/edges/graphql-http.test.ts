@@ -145,3 +145,24 @@ it('a body in an unsupported media type → 415 with a message and code, not an 
   expect(body.errors[0]).toMatchObject({ extensions: { code: 'validation' } });
   expect(body.errors[0]?.message).toMatch(/application\/json/);
 });
+
+it('CORS outside production: loopback origins (a local console) without credentials; any other origin gets none', async () => {
+  for (const origin of ['http://localhost:3000', 'http://127.0.0.1:5173', 'http://[::1]:8081']) {
+    const res = await fetch(`${t.http.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin },
+      body: JSON.stringify({ query: '{ __typename }' }),
+    });
+    expect(res.headers.get('access-control-allow-origin'), origin).toBe(origin);
+    expect(res.headers.get('access-control-allow-credentials'), origin).toBeNull();
+  }
+  for (const origin of ['https://evil.example', 'http://localhost.evil.example', 'null']) {
+    const res = await fetch(`${t.http.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin },
+      body: JSON.stringify({ query: '{ __typename }' }),
+    });
+    expect(res.headers.get('access-control-allow-origin'), origin).toBeNull();
+    expect(res.headers.get('access-control-allow-credentials'), origin).toBeNull();
+  }
+});

@@ -11,6 +11,8 @@ import { followerOf, mine, type SessionFixture } from '../session/support.ts';
 export const CHROMIUM = '/usr/bin/chromium';
 /** CI installs chromium (.ci/run) and never skips; elsewhere the browser tests need it installed. */
 export const noBrowser = !existsSync(CHROMIUM) && !process.env.CI;
+// The default reporter lists no skipped test: say why, once per file that drives the browser.
+if (noBrowser) console.warn(`browser tests skipped: ${CHROMIUM} is not installed; CI installs it (.ci/run)`);
 
 export function launch(): Promise<Browser> {
   return chromium.launch({

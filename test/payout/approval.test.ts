@@ -176,6 +176,85 @@ describe('approvals on EVM', () => {
     expect(res.status).toBe(400);
   });
 
+  it('refuses the built call in any other shape: EIP-7702 authorization list, access list, EIP-1559, another nonce or gas field', async () => {
+    const { body } = await build({ amount: '3' });
+    const tx = body.transaction;
+    const other = Wallet.createRandom();
+    // The other account authorizes delegating its code to a contract; the payout wallet signs the
+    // built approve around it. Broadcast, the other account would get that contract's code.
+    const authorization = other.authorizeSync({
+      address: f.contracts.payoutRouter,
+      nonce: 0,
+      chainId: BigInt(tx.chainId),
+    });
+    const typed = (type: number, extra: Record<string, unknown> = {}) =>
+      sign(tx, f.payer, {
+        type,
+        gasPrice: undefined,
+        maxFeePerGas: BigInt(tx.gasPrice),
+        maxPriorityFeePerGas: BigInt(tx.gasPrice),
+        ...extra,
+      });
+    const accessList = [{ address: f.contracts.payoutRouter, storageKeys: [`0x${'00'.repeat(32)}`] }];
+    const cases: [string, string, RegExp][] = [
+      [
+        'EIP-7702 with an authorization list',
+        await typed(4, { authorizationList: [authorization] }),
+        /type 4/,
+      ],
+      ['EIP-2930 with an access list', await sign(tx, f.payer, { type: 1, accessList }), /type 1/],
+      ['EIP-1559 with an access list', await typed(2, { accessList }), /type 2/],
+      ['EIP-1559 as is', await typed(2), /type 2/],
+      ['another nonce', await sign(tx, f.payer, { nonce: Number(BigInt(tx.nonce)) + 1 }), /nonce/],
+      ['another gas limit', await sign(tx, f.payer, { gasLimit: BigInt(tx.gas) + 1n }), /gas limit/],
+      ['another gas price', await sign(tx, f.payer, { gasPrice: BigInt(tx.gasPrice) * 10n }), /gas price/],
+    ];
+    const before = await nonceOf(f.payer.address);
+    for (const [what, signed, reason] of cases) {
+      const res = await f.call('/v1/payouts/approval/broadcast', {
+        network: 'eth',
+        token: 'USDT',
+        amount: '3',
+        signed_transaction: signed,
+      });
+      expect(res.status, what).toBe(400);
+      expect(res.body.error.code, what).toBe('validation');
+      expect(res.body.error.message, what).toMatch(/^not the approval that was built: /);
+      expect(res.body.error.message, what).toMatch(reason);
+      expect(await f.provider.getTransaction(Transaction.from(signed).hash!), what).toBeNull();
+    }
+    expect(await nonceOf(f.payer.address)).toBe(before);
+    expect(await f.provider.getCode(other.address)).toBe('0x');
+    // The built one itself still goes through.
+    const sent = await f.call('/v1/payouts/approval/broadcast', {
+      network: 'eth',
+      token: 'USDT',
+      amount: '3',
+      signed_transaction: await sign(tx),
+    });
+    expect(sent.status).toBe(200);
+    await f.provider.waitForTransaction(sent.body.tx_hash);
+  });
+
+  it('refuses a signed approval that no build of this merchant produced', async () => {
+    const { body } = await build({ amount: '4' });
+    const tx = body.transaction;
+    // The same approve for an amount never built: its calldata is consistent, nothing was built for it.
+    const res = await f.call('/v1/payouts/approval/broadcast', {
+      network: 'eth',
+      token: 'USDT',
+      amount: '5',
+      signed_transaction: await sign(tx, f.payer, {
+        data: encodeApprove(f.contracts.payoutRouter, 5_000_000n),
+      }),
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toEqual({
+      code: 'validation',
+      message: 'no approval was built for these parameters; build it first and sign it as it is',
+    });
+  });
+
   it('reports not_found for an unknown hash and refuses a transaction that is not this approval', async () => {
     const unknown = await f.call('/v1/payouts/approval/status', {
       network: 'eth',

@@ -75,3 +75,24 @@ it('the example testnet network file (docs/networks.testnet.example.json) is a v
     'tron-nile:tron:3448148188',
   ]);
 });
+
+it('GRAPHQL_CORS_ORIGINS: none in production and loopback otherwise when unset; origins, * or empty when set', () => {
+  const production = { NODE_ENV: 'production', SECRETS_KEY: 'ab'.repeat(32) };
+  expect(loadConfig(production).graphqlCorsOrigins).toEqual([]);
+  expect(loadConfig({}).graphqlCorsOrigins).toBe('loopback');
+  expect(loadConfig({ GRAPHQL_CORS_ORIGINS: '' }).graphqlCorsOrigins).toEqual([]);
+  expect(loadConfig({ ...production, GRAPHQL_CORS_ORIGINS: '*' }).graphqlCorsOrigins).toBe('any');
+  expect(
+    loadConfig({
+      ...production,
+      GRAPHQL_CORS_ORIGINS: 'https://Console.Example.com/, http://127.0.0.1:5173,https://a.example:443',
+    }).graphqlCorsOrigins,
+  ).toEqual(['https://console.example.com', 'http://127.0.0.1:5173', 'https://a.example']);
+  for (const bad of [
+    'console.example.com',
+    'https://x.example/admin',
+    'ftp://x.example',
+    '*, https://x.example',
+  ])
+    expect(() => loadConfig({ GRAPHQL_CORS_ORIGINS: bad }), bad).toThrow(/GRAPHQL_CORS_ORIGINS/);
+});

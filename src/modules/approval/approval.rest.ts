@@ -33,7 +33,9 @@ export const approvalRoutes = defineRoutes([
     summary: 'Broadcast a signed approval',
     description:
       'Only a transaction that is exactly the approval built (token, spender, amount, from and signed by the payout ' +
-      'wallet, this chain) is broadcast: another key is 403, anything else 400, and neither reaches the network. ' +
+      'wallet, this chain; on EVM also the legacy type, nonce, gas and gasPrice of an approval built for this merchant, ' +
+      'so no access or authorization list) is broadcast: another key is 403, anything else 400, and neither reaches ' +
+      'the network. ' +
       'Tron: raw_transaction + signature, or the whole signed transaction as signed_transaction. tx_hash on Tron is ' +
       'the transaction id (hex, without 0x).',
     operation: `mutation ($input: PayoutApprovalBroadcastInput!) { result: payoutApprovalBroadcast(input: $input) {

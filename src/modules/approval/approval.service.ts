@@ -13,11 +13,13 @@ import type { EntityManager } from '../../db/orm.ts';
 import { AppError, validation } from '../../errors.ts';
 import { formatUnits } from '../../money.ts';
 import { displayAddress, type PayoutChains, type PayoutTarget } from '../payout/payout.chain.ts';
+import { recordBuild, requireBuiltShape } from './approval.built.ts';
 
 /**
  * ERC-20/TRC-20 approvals of the payout routers (sections 2.7, 3.6, 4.14-4.16, D11): build the
  * unsigned `approve(router, amount)` from the payout wallet, broadcast only a signed transaction that
- * is exactly that approval (a wrong key is 403, anything else 400, and neither reaches the network),
+ * is exactly that approval — on EVM one recorded build's type, nonce and gas fields too
+ * (approval.built.ts) — (a wrong key is 403, anything else 400, and neither reaches the network),
  * and read where one stands with the allowance the router has now.
  */
 
@@ -74,6 +76,7 @@ export class ApprovalService {
       spender: target.router,
       amount,
     });
+    await recordBuild(em, merchantId, target, amount, transaction);
     return {
       ...base,
       transaction,
@@ -106,6 +109,7 @@ export class ApprovalService {
     this.checkCall(target, amount, { to: tx.to, value: tx.value, approve: tx.approve });
     if (getAddress(tx.from) !== getAddress(target.walletHex))
       throw new AppError('forbidden', `the approval is signed by ${tx.from}, not by the payout wallet`);
+    await requireBuiltShape(em, merchantId, target, amount, tx);
     const txHash = await this.deps.clients.evm(target.network).broadcast(input.signedTransaction);
     return { network: target.network.id, token: target.token.symbol, txHash };
   }
