@@ -1,3 +1,4 @@
+import type { Plugin } from 'graphql-yoga';
 import type { CorsOrigins } from '../config.ts';
 
 /**
@@ -37,3 +38,11 @@ export function graphqlCors(origins: CorsOrigins) {
  * never hands one origin's answer to another).
  */
 export const corsVariesByOrigin = (origins: CorsOrigins) => origins !== 'any';
+
+/** Adds `Vary: Origin` to an answer to a request with an Origin (yoga adds it only for some). */
+export const varyByOrigin: Plugin = {
+  onResponse({ request, response }) {
+    if (request.headers.has('origin') && !/\borigin\b/i.test(response.headers.get('vary') ?? ''))
+      response.headers.append('vary', 'Origin');
+  },
+};

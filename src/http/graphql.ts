@@ -10,7 +10,7 @@ import { isRequestError, toAppError, toGraphQLError, toRequestGraphQLError } fro
 import { operationLimits } from '../graphql/limits.ts';
 import { findNul, graphqlTooDeep, NUL_MESSAGE, nestingMessage, valueTooDeep } from '../lib/validation.ts';
 import { bodyTooLarge, MAX_BODY_BYTES } from './body.ts';
-import { corsVariesByOrigin, graphqlCors } from './cors.ts';
+import { corsVariesByOrigin, graphqlCors, varyByOrigin } from './cors.ts';
 import { GRAPHIQL_CSP, renderGraphiQL } from './graphiql.ts';
 import { operatorIntrospection } from './introspection.ts';
 
@@ -151,13 +151,6 @@ export function createGraphqlHandler(app: App) {
 
   const production = app.config.env === 'production';
   const origins = app.config.graphqlCorsOrigins;
-  /** Answers differ by Origin: a shared cache must not hand one origin's answer to another. */
-  const varyByOrigin: Plugin<Context> = {
-    onResponse({ request, response }) {
-      if (request.headers.has('origin') && !/\borigin\b/i.test(response.headers.get('vary') ?? ''))
-        response.headers.append('vary', 'Origin');
-    },
-  };
   const yoga: YogaServerInstance<ServerContext, Context> = createYoga<ServerContext, Context>({
     schema: app.schema,
     graphqlEndpoint: '/graphql',
