@@ -1,6 +1,7 @@
 import { type Contract, Interface, parseUnits } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { abi, contractAt } from '../../src/chains/contracts.ts';
+import { sweepBackoffMs } from '../../src/modules/deposit/sweep-hold.ts';
 import { startWorker, type Worker } from '../../src/worker/runner.ts';
 import { until } from '../payout/support.ts';
 import { type Body, type DepositFixture, depositEvents, depositFixture } from './support.ts';
@@ -15,6 +16,8 @@ import { type Body, type DepositFixture, depositEvents, depositFixture } from '.
 let f: DepositFixture;
 let worker: Worker | undefined;
 let miner: ReturnType<typeof setInterval> | undefined;
+/** Moves the sweeper's clock forward (a refused forwarder backs off). */
+let skew = 0;
 const factory = new Interface(abi('ForwarderFactory'));
 const units = (symbol: string, amount: string) => parseUnits(amount, f.contracts.tokens[symbol]!.decimals);
 
@@ -29,7 +32,12 @@ afterAll(async () => {
 
 async function start() {
   worker = await startWorker(f.t.app, {
-    followers: { depositStartBlock: f.startBlock, standbyRetryMs: 100, sweepIntervalMs: 0 },
+    followers: {
+      depositStartBlock: f.startBlock,
+      standbyRetryMs: 100,
+      sweepIntervalMs: 0,
+      now: () => new Date(Date.now() + skew),
+    },
   });
   // Blocks keep coming; anvil's finalized block trails the head by 64.
   miner = setInterval(() => void f.provider.send('anvil_mine', ['0x8']).catch(() => {}), 100);
@@ -143,6 +151,8 @@ describe('the sweeper', () => {
       10_000,
     );
     await (await usdt.getFunction('removeBlackList')(c)).wait();
+    // It backs off after its failure: swept again once its wait is over.
+    skew += sweepBackoffMs(1);
     await until(
       () => depositsOf('sweep-refused'),
       (d) => d[0].swept_at !== null,
