@@ -13,6 +13,9 @@ export class Migration20261125200300_sweeps_and_payout_reasons extends Migration
     this.addSql(`alter table "deposits" add constraint "deposits_swept_by_check" check ("swept_by" in ('service', 'outside'));`);
 
     this.addSql(`alter table "sweep_holds" add constraint "sweep_holds_address_id_foreign" foreign key ("address_id") references "deposit_addresses" ("id") on delete cascade;`);
+
+    this.addSql(`alter table "payouts" add "last_relay_reason" text null, add "conflict_block" bigint null;`);
+    this.addSql(`alter table "payouts" add constraint "payouts_last_relay_reason_check" check ("last_relay_reason" in ('expired', 'invalid_signature', 'nonce_used', 'insufficient_allowance', 'insufficient_funds', 'transfer_failed', 'reverted'));`);
   }
 
   override down(): void | Promise<void> {
@@ -20,6 +23,9 @@ export class Migration20261125200300_sweeps_and_payout_reasons extends Migration
 
     this.addSql(`alter table "deposits" drop constraint "deposits_swept_by_check";`);
     this.addSql(`alter table "deposits" drop column "swept_by";`);
+
+    this.addSql(`alter table "payouts" drop constraint "payouts_last_relay_reason_check";`);
+    this.addSql(`alter table "payouts" drop column "last_relay_reason", drop column "conflict_block";`);
   }
 
 }
