@@ -17,9 +17,10 @@ import { holdFailed, releaseHolds, sweepFailure } from './sweep-hold.ts';
  * balance reached the token's minimum; each moves exactly what its deposits brought in and pays the
  * factory's fee once per deposit, so a deposit arriving meanwhile stays for the next sweep, and the
  * factory settles each item of a sweep once however often its transaction is sent. Outcomes come from the factory's `Swept` / `SweepFailed` events of the sweep's
- * transaction: final ones mark the deposits swept, a failed pair goes back to the pool for the next
- * sweep, and a sweep given up (its relay abandoned) puts all its deposits back. Nothing here touches
- * what was credited.
+ * transaction: final ones mark the deposits swept, a failed pair goes back to the pool and backs off
+ * (parked after repeated failures, sweep-hold.ts), a forwarder found emptied outside the service is
+ * marked swept by that, and a sweep given up (its relay abandoned) puts all its deposits back. Nothing
+ * here touches what was credited.
  */
 
 /** Pairs per `sweepMany`: a first sweep deploys each clone, about 130k gas a pair. */
