@@ -5,7 +5,7 @@ import { isRevert, RpcError } from '../chains/evm/rpc/errors.ts';
 import type { NetworkConfig } from '../chains/networks.ts';
 import { isAppError, unavailable } from '../errors.ts';
 import { faultPoint } from '../lib/fault.ts';
-import { abandon, markDone, recordSent, retryLater } from './outcomes.ts';
+import { abandon, deadlineReason, markDone, recordSent, retryLater } from './outcomes.ts';
 import { RelayRequest, RelayTransaction } from './relay.entity.ts';
 import type { Relayer } from './relayer.ts';
 
@@ -117,10 +117,8 @@ export async function sendEvm(relayer: Relayer, network: NetworkConfig, id: numb
   if (request.status === 'abandoned') return;
   const handler = relayer.handler(request.kind);
   if ((await handler.check(request)) === 'done') return markDone(relayer, id);
-  if (request.deadline && Date.now() / 1000 > request.deadline) {
-    const why = request.lastError ? ` (last: ${request.lastError})` : '';
-    return abandon(relayer, id, `expired: the deadline passed before it could be relayed${why}`);
-  }
+  if (request.deadline && Date.now() / 1000 > request.deadline)
+    return abandon(relayer, id, deadlineReason(request.lastError));
   const call = { from: wallet.address, to: request.to, data: request.data };
   const sim = await simulate(client, call);
   if (!sim.ok) {

@@ -187,6 +187,7 @@ async function onMined(
       row.attempts += 1;
       row.lastError = decision.reason;
       await em.flush();
+      await handler.onRetry?.(em, row, decision.reason);
       await relayer.later(em, row);
     });
     return;

@@ -39,7 +39,16 @@ export async function abandon(relayer: Relayer, id: number, reason: string): Pro
   relayer.deps.logger.info('relay abandoned', { request: id, reason: reason.slice(0, 300) });
 }
 
-/** Not now: note why and run the request's job again after a backoff. */
+/**
+ * Why a request is given up at its deadline: its last refusal first (what the owner settles on, e.g.
+ * a payout's `insufficient_allowance`), never a bare "expired" that would hide it.
+ */
+export const deadlineReason = (lastError: string | null | undefined): string =>
+  lastError
+    ? `${lastError} (given up: the deadline passed)`
+    : 'expired: the deadline passed before it could be relayed';
+
+/** Not now: note why (the handler too) and run the request's job again after a backoff. */
 export async function retryLater(
   relayer: Relayer,
   id: number,
@@ -52,6 +61,7 @@ export async function retryLater(
     request.attempts += 1;
     request.lastError = reason;
     await tx.flush();
+    await relayer.handler(request.kind).onRetry?.(tx, request, reason);
     await relayer.later(tx, request, delayMs);
   });
 }

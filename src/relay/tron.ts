@@ -8,7 +8,7 @@ import type { EntityManager } from '../db/orm.ts';
 import { isAppError } from '../errors.ts';
 import { formatUnits } from '../money.ts';
 import { kickStale } from './evm-watch.ts';
-import { abandon, markDone, recordSent, retryLater } from './outcomes.ts';
+import { abandon, deadlineReason, markDone, recordSent, retryLater } from './outcomes.ts';
 import { RelayRequest, RelayTransaction } from './relay.entity.ts';
 import { type Relayer, tuningOf } from './relayer.ts';
 
@@ -45,13 +45,8 @@ export async function sendTron(relayer: Relayer, network: NetworkConfig, id: num
   if (live) return void (await broadcastTron(relayer, network, live));
   const handler = relayer.handler(request.kind);
   if ((await handler.check(request)) === 'done') return markDone(relayer, id);
-  if (request.deadline && Date.now() / 1000 > request.deadline) {
-    return abandon(
-      relayer,
-      id,
-      `expired: the deadline passed before it could be relayed (${request.lastError ?? ''})`,
-    );
-  }
+  if (request.deadline && Date.now() / 1000 > request.deadline)
+    return abandon(relayer, id, deadlineReason(request.lastError));
   const http = relayer.deps.clients.tronHttp(network);
   const refuse = async (message: string) => {
     const decision = await handler.onRevert(request, { data: null, message, mined: false });
@@ -208,7 +203,7 @@ export async function watchTron(relayer: Relayer, network: NetworkConfig): Promi
             mined: true,
           });
           if (decision.action === 'abandon') await abandon(relayer, request.id, decision.reason);
-          else await requeue(relayer, request.id, decision.reason);
+          else await requeue(relayer, request.id, decision.reason, true);
           continue;
         }
       }
@@ -228,13 +223,14 @@ export async function watchTron(relayer: Relayer, network: NetworkConfig): Promi
   }
 }
 
-async function requeue(relayer: Relayer, id: number, reason: string): Promise<void> {
+async function requeue(relayer: Relayer, id: number, reason: string, decided = false): Promise<void> {
   await relayer.deps.fork().transactional(async (tx) => {
     const row = await tx.findOneOrFail(RelayRequest, { id });
     row.status = 'queued';
     row.attempts += 1;
     row.lastError = reason;
     await tx.flush();
+    if (decided) await relayer.handler(row.kind).onRetry?.(tx, row, reason);
     await relayer.later(tx, row);
   });
 }

@@ -37,6 +37,8 @@ export interface RelayHandler {
   onRevert(request: RelayRequest, revert: RelayRevert): Promise<RevertDecision>;
   /** A transaction of the request was broadcast (first send or a replacement): record its hash. */
   onBroadcast(tx: EntityManager, request: RelayRequest, txHash: string): Promise<void>;
+  /** The request waits for a retry with `reason` (a revert decided `retry`, the wallet out of gas…): note it. */
+  onRetry?(tx: EntityManager, request: RelayRequest, reason: string): Promise<void>;
   /** The request is given up with `reason`: settle the subject. */
   onAbandon(tx: EntityManager, request: RelayRequest, reason: string): Promise<void>;
 }

@@ -1,6 +1,7 @@
 import { type Contract, Interface, parseUnits } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { abi, contractAt } from '../../src/chains/contracts.ts';
+import { sweepBackoffMs } from '../../src/modules/deposit/sweep-hold.ts';
 import { startWorker, type Worker } from '../../src/worker/runner.ts';
 import { until } from '../payout/support.ts';
 import { type Body, type DepositFixture, depositEvents, depositFixture } from './support.ts';
@@ -14,7 +15,25 @@ import { type Body, type DepositFixture, depositEvents, depositFixture } from '.
 
 let f: DepositFixture;
 let worker: Worker | undefined;
-let miner: ReturnType<typeof setInterval> | undefined;
+/** The running block producer, if any: one `anvil_mine` at a time, so a loaded machine builds no backlog. */
+let miner: { stop(): Promise<void> } | undefined;
+function startMining() {
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      await f.provider.send('anvil_mine', ['0x8']).catch(() => {});
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  })();
+  miner = {
+    stop: async () => {
+      stopped = true;
+      await loop;
+    },
+  };
+}
+/** Moves the sweeper's clock forward (a refused forwarder backs off). */
+let skew = 0;
 const factory = new Interface(abi('ForwarderFactory'));
 const units = (symbol: string, amount: string) => parseUnits(amount, f.contracts.tokens[symbol]!.decimals);
 
@@ -22,17 +41,22 @@ beforeAll(async () => {
   f = await depositFixture({ sweepMinimum: { DAI: '5' } });
 });
 afterAll(async () => {
-  if (miner) clearInterval(miner);
+  await miner?.stop();
   await worker?.stop();
   await f?.close();
 });
 
 async function start() {
   worker = await startWorker(f.t.app, {
-    followers: { depositStartBlock: f.startBlock, standbyRetryMs: 100, sweepIntervalMs: 0 },
+    followers: {
+      depositStartBlock: f.startBlock,
+      standbyRetryMs: 100,
+      sweepIntervalMs: 0,
+      now: () => new Date(Date.now() + skew),
+    },
   });
   // Blocks keep coming; anvil's finalized block trails the head by 64.
-  miner = setInterval(() => void f.provider.send('anvil_mine', ['0x8']).catch(() => {}), 100);
+  startMining();
 }
 
 const sweeps = () =>
@@ -143,6 +167,8 @@ describe('the sweeper', () => {
       10_000,
     );
     await (await usdt.getFunction('removeBlackList')(c)).wait();
+    // It backs off after its failure: swept again once its wait is over.
+    skew += sweepBackoffMs(1);
     await until(
       () => depositsOf('sweep-refused'),
       (d) => d[0].swept_at !== null,
@@ -176,7 +202,7 @@ describe('the sweeper', () => {
     const walletBefore = await f.balance('USDC', f.wallet);
     const feesBefore = await f.balance('USDC', f.feeWallet);
     // Blocks only when this test mines them, and no automine: the sweep's transaction waits in the pool.
-    clearInterval(miner);
+    await miner?.stop();
     await f.send('USDC', d, '4');
     await f.provider.send('evm_setAutomine', [false]);
     try {
@@ -223,7 +249,7 @@ describe('the sweeper', () => {
       expect(lateReceipt!.index).toBeLessThan(sweepReceipt!.index);
     } finally {
       await f.provider.send('evm_setAutomine', [true]);
-      miner = setInterval(() => void f.provider.send('anvil_mine', ['0x8']).catch(() => {}), 100);
+      startMining();
     }
     const swept = (rows: Body[]) => rows.length === 2 && rows.every((x: Body) => x.swept_at !== null);
     await until(() => depositsOf('sweep-mid'), swept, 40_000);

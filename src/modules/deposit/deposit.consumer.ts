@@ -47,7 +47,7 @@ export function depositConsumer(deps: DepositConsumerDeps, network: DepositNetwo
   const settle = (ctx: Pick<TickContext, 'transaction'>, finalized: number) =>
     ctx.transaction(async (tx) => {
       await settleFinalDeposits(tx, network, finalized);
-      await finishSweeps(tx, network, finalized);
+      await finishSweeps(tx, network, finalized, now());
     });
 
   return {
@@ -69,7 +69,7 @@ export function depositConsumer(deps: DepositConsumerDeps, network: DepositNetwo
           return;
         case 'finalize':
           await settleFinalDeposits(tx, network, event.block);
-          await finishSweeps(tx, network, event.block);
+          await finishSweeps(tx, network, event.block, now());
           return;
       }
     },

@@ -50,6 +50,9 @@ export const DEPOSIT_STATUSES = [
 ] as const;
 export type DepositStatus = (typeof DEPOSIT_STATUSES)[number];
 
+/** Who swept a deposit (see `Deposit.sweptBy`). */
+export const SWEPT_BY = ['service', 'outside'] as const;
+
 /**
  * A transfer to an issued address: one per ledger row (transaction, log index), which the deposit
  * claims through a unique column, so a transfer is a deposit at most once whatever rescans happen.
@@ -85,6 +88,12 @@ export const DepositSchema = defineEntity({
     /** The sweep that carries it (null: not swept yet, or its sweep failed and it waits for the next). */
     sweepId: p.string().length(40).nullable(),
     sweptAt: p.datetime().nullable(),
+    /**
+     * Who moved it out of the forwarder: `service` (its sweep), or `outside` (the forwarder was found
+     * empty, emptied by `ForwarderFactory.sweep` outside the service: the merchant's own way out, which
+     * pays only to the settlement wallet). Null until swept.
+     */
+    sweptBy: p.enum(SWEPT_BY).nullable(),
     /** Guards transitions (deposit.transition.ts): a change computed from another version writes nothing. */
     version: p.integer().default(0),
     createdAt: createdAt(),

@@ -62,6 +62,12 @@ const DepositRef = builder.objectRef<Deposit>('Deposit').implement({
     sweepId: t.exposeString('sweepId', { nullable: true }),
     creditedAt: t.expose('creditedAt', { type: 'DateTime', nullable: true }),
     sweptAt: t.expose('sweptAt', { type: 'DateTime', nullable: true }),
+    sweptBy: t.exposeString('sweptBy', {
+      nullable: true,
+      description:
+        'service: by a sweep of the service; outside: its forwarder was found emptied by ForwarderFactory.sweep ' +
+        'outside the service (the merchant’s own way out, paying only to the settlement wallet).',
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
   }),
 });

@@ -2,11 +2,12 @@ import type { NetworkRegistry } from '../../chains/registry.ts';
 import { toEvmAddress } from '../../chains/tron/address.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { findPage, setFilters } from '../../db/pagination.ts';
-import { unsupported } from '../../errors.ts';
+import { notFound, unsupported, validation } from '../../errors.ts';
 import { SettlementWallet } from '../merchant/merchant.entity.ts';
 import { forwarderAddress, playerKey } from './deposit.address.ts';
 import { type DepositNetwork, depositNetworkOf, shownAddress } from './deposit.chain.ts';
 import { Deposit, DepositAddress, type DepositStatus, Sweep, type SweepStatus } from './deposit.entity.ts';
+import { listHolds, retryHold, type SweepHoldRow } from './sweep-hold.ts';
 
 /**
  * `POST /v1/wallet/address` (section 4.21, D8, D15): the player's standing deposit address on a
@@ -89,6 +90,44 @@ export class DepositService {
     return findPage(em, Sweep, where, { first, after });
   }
 
+  /** Forwarders whose sweeps fail (operators): backing off, or parked with their reason. */
+  async sweepHolds(em: EntityManager, filter: { network?: string | null; parked?: boolean | null }) {
+    return (await listHolds(em, filter)).map((r) => this.shownHold(r));
+  }
+
+  /** An operator's retry of a failing or parked forwarder: swept with the next sweep. */
+  async retrySweep(
+    em: EntityManager,
+    input: { network: string; address: string; token: string },
+  ): Promise<SweepHoldView> {
+    const config = this.deps.networks.get(input.network);
+    const network = config && depositNetworkOf(config);
+    if (!network) throw unsupported(`network ${input.network} has no standing deposit addresses`);
+    const token = network.tokens.find((t) => t.symbol === input.token);
+    if (!token) throw unsupported(`token: ${input.token} is not a token of ${network.id}`);
+    let address: string;
+    try {
+      address = toEvmAddress(input.address).toLowerCase();
+    } catch {
+      throw validation(`address: not an address of ${network.id}`);
+    }
+    const row = await retryHold(em, { network: network.id, address, tokenAddress: token.address });
+    if (!row) throw notFound('held sweep');
+    return this.shownHold(row);
+  }
+
+  private shownHold(r: SweepHoldRow): SweepHoldView {
+    const config = this.deps.networks.get(r.network);
+    const network = config && depositNetworkOf(config);
+    const token = network?.tokens.find((t) => t.address === r.tokenAddress);
+    return {
+      ...r,
+      address: network ? shownAddress(network, r.address) : r.address,
+      token: token?.symbol ?? r.tokenAddress,
+      decimals: token?.decimals ?? 0,
+    };
+  }
+
   /** What done sweeps moved per network and token: to settlement wallets, and the fee wallet's take. */
   async sweepTotals(em: EntityManager): Promise<SweepTotal[]> {
     const rows = await em.execute<
@@ -115,6 +154,12 @@ export class DepositService {
       };
     });
   }
+}
+
+/** A forwarder and token whose sweeps fail, as operators see it (amounts in whole units). */
+export interface SweepHoldView extends SweepHoldRow {
+  token: string;
+  decimals: number;
 }
 
 export interface SweepTotal {

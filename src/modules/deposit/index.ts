@@ -4,12 +4,14 @@ import { depositConsumer } from './deposit.consumer.ts';
 import { DepositAddressSchema, DepositSchema, SweepSchema } from './deposit.entity.ts';
 import { depositAddressRoutes } from './deposit-address.rest.ts';
 import { sweepRelayHandler } from './sweep.ts';
+import { SweepHoldSchema } from './sweep-hold.ts';
+import './sweep-hold.graphql.ts';
 import './deposit.graphql.ts';
 
 /** Standing deposit addresses: forwarders credited from the chain and swept to the merchant. */
 export const depositModule: GatewayModule = {
   name: 'deposit',
-  entities: [DepositAddressSchema, DepositSchema, SweepSchema],
+  entities: [DepositAddressSchema, DepositSchema, SweepSchema, SweepHoldSchema],
   routes: depositAddressRoutes,
   consumers: ({ services }, network, options) => {
     const deposits = depositNetworkOf(network);

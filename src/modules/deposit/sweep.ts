@@ -8,6 +8,7 @@ import { requestRelay, reviveRelay } from '../../relay/request.ts';
 import type { RelayHandler } from '../../relay/types.ts';
 import type { DepositNetwork } from './deposit.chain.ts';
 import { Sweep, type SweepOutcome } from './deposit.entity.ts';
+import { holdFailed, releaseHolds, sweepFailure } from './sweep-hold.ts';
 
 /**
  * The sweeper: credited deposits move from their forwarders to the settlement wallets they are bound
@@ -16,9 +17,10 @@ import { Sweep, type SweepOutcome } from './deposit.entity.ts';
  * balance reached the token's minimum; each moves exactly what its deposits brought in and pays the
  * factory's fee once per deposit, so a deposit arriving meanwhile stays for the next sweep, and the
  * factory settles each item of a sweep once however often its transaction is sent. Outcomes come from the factory's `Swept` / `SweepFailed` events of the sweep's
- * transaction: final ones mark the deposits swept, a failed pair goes back to the pool for the next
- * sweep, and a sweep given up (its relay abandoned) puts all its deposits back. Nothing here touches
- * what was credited.
+ * transaction: final ones mark the deposits swept, a failed pair goes back to the pool and backs off
+ * (parked after repeated failures, sweep-hold.ts), a forwarder found emptied outside the service is
+ * marked swept by that, and a sweep given up (its relay abandoned) puts all its deposits back. Nothing
+ * here touches what was credited.
  */
 
 /** Pairs per `sweepMany`: a first sweep deploys each clone, about 130k gas a pair. */
@@ -60,18 +62,22 @@ export async function startSweep(
   );
   if (open) return null;
   const minimums = network.tokens.map((t) => ({ token: t.address, minimum: t.sweepMinimumRaw.toString() }));
+  // Pairs whose sweeps keep failing wait out their backoff, parked ones wait for an operator, and
+  // healthy pairs come first: failing ones never take the places of sweeps that would succeed.
   const candidates = await em.execute<Candidate[]>(
     `select d.address_id::text, a.address, a.wallet, a.player_key, d.token, d.token_address,
             count(*)::int as deposits, sum(d.credited_raw)::text as credited, sum(d.amount_raw)::text as amount
        from deposits d
        join deposit_addresses a on a.id = d.address_id
        join jsonb_to_recordset(?::jsonb) as m(token text, minimum numeric) on m.token = d.token_address
+       left join sweep_holds h on h.address_id = d.address_id and h.token_address = d.token_address
       where d.network = ? and d.status = 'credited' and d.sweep_id is null
-      group by d.address_id, a.address, a.wallet, a.player_key, d.token, d.token_address, m.minimum
+        and (h.id is null or (h.parked_at is null and (h.retry_at is null or h.retry_at <= ?)))
+      group by d.address_id, a.address, a.wallet, a.player_key, d.token, d.token_address, m.minimum, h.failures
      having sum(d.credited_raw) >= greatest(m.minimum, 1)
-      order by min(d.block_number)
+      order by coalesce(h.failures, 0), min(d.block_number)
       limit ?`,
-    [JSON.stringify(minimums), network.id, MAX_SWEEP_ITEMS],
+    [JSON.stringify(minimums), network.id, now, MAX_SWEEP_ITEMS],
   );
   if (candidates.length === 0) return null;
   const id = newId('sweep');
@@ -149,23 +155,53 @@ export async function recordSweeps(em: EntityManager, network: DepositNetwork, l
 
 /**
  * Mined sweeps whose block is final are done: their deposits are swept, except those of a forwarder
- * whose sweep failed, which go back to the pool; every forwarder of the call is deployed now.
+ * whose sweep failed. A forwarder found empty (the factory's own `sweep`, outside the service, moved
+ * its balance to the settlement wallet: the merchant's way out) has its deposits marked swept
+ * `outside`, never retried; any other failure puts the deposits back in the pool and backs the pair off
+ * (sweep-hold.ts). Every forwarder of the call is deployed now.
  */
-export async function finishSweeps(em: EntityManager, network: DepositNetwork, finalized: number) {
+export async function finishSweeps(em: EntityManager, network: DepositNetwork, finalized: number, now: Date) {
   const done = await em.execute<{ id: string; outcomes: SweepOutcome[] }[]>(
     `update sweeps set status = 'done', updated_at = now()
       where network = ? and status = 'mined' and mined_block <= ? returning id, outcomes`,
     [network.id, finalized],
   );
   for (const sweep of done) {
-    const failed = sweep.outcomes.filter((o) => o.error).map((o) => ({ address: o.address, token: o.token }));
+    const failures = sweep.outcomes
+      .filter((o) => o.error !== undefined)
+      .map((o) => ({ ...o, ...sweepFailure(o.error!, o.token) }));
+    const pairs = (drained: boolean) =>
+      JSON.stringify(
+        failures.filter((f) => f.drained === drained).map((f) => ({ address: f.address, token: f.token })),
+      );
     await em.execute(
-      `update deposits d set sweep_id = null
+      `update deposits d set swept_at = ?, swept_by = 'outside'
          from deposit_addresses a, jsonb_to_recordset(?::jsonb) as f(address text, token text)
         where d.sweep_id = ? and a.id = d.address_id and a.address = f.address and d.token_address = f.token`,
-      [JSON.stringify(failed), sweep.id],
+      [now, pairs(true), sweep.id],
     );
-    await em.execute(`update deposits set swept_at = now() where sweep_id = ?`, [sweep.id]);
+    const back = await em.execute<{ address_id: string; token_address: string; address: string }[]>(
+      `update deposits d set sweep_id = null
+         from deposit_addresses a, jsonb_to_recordset(?::jsonb) as f(address text, token text)
+        where d.sweep_id = ? and a.id = d.address_id and a.address = f.address and d.token_address = f.token
+        returning d.address_id::text, d.token_address, a.address`,
+      [pairs(false), sweep.id],
+    );
+    const held = new Map(back.map((r) => [`${r.address_id}:${r.token_address}`, r]));
+    await holdFailed(
+      em,
+      network.id,
+      [...held.values()].map((r) => {
+        const f = failures.find((x) => x.token === r.token_address && x.address === r.address)!;
+        return { addressId: r.address_id, token: r.token_address, error: f.text };
+      }),
+      now,
+    );
+    await em.execute(
+      `update deposits set swept_at = ?, swept_by = 'service' where sweep_id = ? and swept_at is null`,
+      [now, sweep.id],
+    );
+    await releaseHolds(em, sweep.id);
     await em.execute(
       `update deposit_addresses set deployed = true
         where id in (select address_id from deposits where sweep_id = ?) and not deployed`,

@@ -77,8 +77,18 @@ export const PayoutSchema = defineEntity({
     /** Where the router's `PayoutExecuted` for this order was seen (cleared when its block leaves the chain). */
     executedBlock: p.bigint('number').nullable(),
     executedBlockHash: p.string().length(66).nullable(),
-    /** Why the relay is waiting or retrying (e.g. the relayer is out of gas); operators. */
+    /** Why the relay is waiting or retrying (e.g. the relayer is out of gas), written as it happens. */
     relayNote: p.text().nullable(),
+    /**
+     * The last concrete reason the router refused the order (allowance, funds, a refused transfer…):
+     * what the payout fails with when its deadline passes unexecuted, whatever gave the relay up.
+     */
+    lastRelayReason: p.enum(FAILURE_REASONS).nullable(),
+    /**
+     * A block where the router executed another order under this payout's nonce, not final yet: the
+     * payout fails `nonce_used` once that block is final, and waits again if it leaves the chain.
+     */
+    conflictBlock: p.bigint('number').nullable(),
     version: p.integer().default(0),
     createdAt: createdAt(),
     updatedAt: updatedAt(),

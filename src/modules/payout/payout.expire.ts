@@ -23,8 +23,9 @@ import { type PayoutChange, payoutSnapshot } from './payout.transition.ts';
  *
  * - `pending` (unsigned), `authorized` and `submitted` alike: a merchant may relay its own signed order
  *   without authorizing it through the service, so not even an unsigned payout fails by the wall clock.
- * - The reason is `expired` for an unsigned payout; else the last reason the relay gave (allowance,
- *   funds, transfer refused…), else `expired`.
+ * - The reason is `expired` for an unsigned payout; else the last concrete reason the relay was refused
+ *   for (allowance, funds, transfer refused…: `last_relay_reason`, kept when the relay is later given
+ *   up at the deadline), else `expired`.
  * - A nonce the router shows used is never a failure by itself: it means the execution happened and
  *   the follower has no record of it. Its log is looked up and applied like the follower would have
  *   (an execution of another order under the nonce is the evidence for `nonce_used`). When the log
@@ -59,7 +60,11 @@ export async function expirePayouts(
         network: network.id,
         status: { $in: ['pending', 'authorized', 'submitted'] },
         executedBlock: null,
-        deadline: { $lt: evidence.timestamp },
+        // Past its deadline, or another order executed under its nonce at a block that is final now.
+        $or: [
+          { deadline: { $lt: evidence.timestamp } },
+          { conflictBlock: { $ne: null, $lte: evidence.number } },
+        ],
         batchId: which.batch ? { $ne: null } : null,
       },
       { limit: BATCH, orderBy: { deadline: 'asc' } },
@@ -79,7 +84,8 @@ export async function expirePayouts(
         )
       : await deps.chains.nonceUsed(network, payout.router, payout.payer, BigInt(payout.nonce), evidence.tag);
     if (used) await findExecution(deps, network, ctx, payout, evidence.number);
-    else await fail(deps, ctx, payout);
+    // A conflict whose execution is not there at the final block waits for its reorganisation.
+    else if (payout.deadline < evidence.timestamp) await fail(deps, ctx, payout);
   }
 }
 
@@ -113,7 +119,9 @@ async function fail(deps: ExpireDeps, ctx: TickContext, payout: Payout): Promise
     return row?.last_error ?? null;
   });
   const reason: FailureReason =
-    payout.status === 'pending' ? 'expired' : (noteReason(payout.relayNote) ?? noteReason(note) ?? 'expired');
+    payout.status === 'pending'
+      ? 'expired'
+      : (payout.lastRelayReason ?? noteReason(payout.relayNote) ?? noteReason(note) ?? 'expired');
   deps.logger.info('payout can no longer be paid', { payout: payout.id, reason });
   await ctx.transaction((tx) =>
     settle(tx, payout.id, (fresh) =>
@@ -181,7 +189,7 @@ async function findExecution(
         return event ? itemChange(fresh, event, false, deps.logger) : undefined;
       }
       const execution = decodeExecution(log);
-      return execution ? executionChange(fresh, execution, deps.logger) : undefined;
+      return execution ? executionChange(fresh, execution, deps.logger, true) : undefined;
     }),
   );
 }

@@ -49,7 +49,13 @@ export const PayoutRef = builder.objectRef<Payout>('Payout').implement({
     }),
     relayNote: t.exposeString('relayNote', {
       nullable: true,
-      description: 'Why the relay is waiting or retrying (e.g. the relayer wallet is out of gas).',
+      description:
+        'Why the relay is waiting or retrying, written as it happens (e.g. insufficient_allowance: …, or the relayer wallet is out of gas).',
+    }),
+    lastRelayReason: t.exposeString('lastRelayReason', {
+      nullable: true,
+      description:
+        'The last concrete reason the router refused the order while relaying (insufficient_allowance, insufficient_funds, transfer_failed…): the failure_reason if its deadline passes unexecuted.',
     }),
     relays: t.field({
       type: [RelayRequestRef],

@@ -6,7 +6,7 @@ import type { RelayHandler } from '../../relay/types.ts';
 import type { PayoutChains } from './payout.chain.ts';
 import { Payout } from './payout.entity.ts';
 import { payoutReads } from './payout.reads.ts';
-import { noteOf, RETRYABLE, revertReason } from './payout.revert.ts';
+import { noteOf, noteReason, RETRYABLE, revertReason } from './payout.revert.ts';
 import { applyChanges } from './payout.settle.ts';
 import { payoutSnapshot } from './payout.transition.ts';
 
@@ -61,14 +61,26 @@ export function payoutRelayHandler(deps: {
       });
     },
 
-    async onAbandon(tx, request, reason) {
-      await untilApplied('payout relay abandoned', async (pass) => {
-        const payout = await load(tx, request, pass);
-        if (!payout || (payout.status !== 'authorized' && payout.status !== 'submitted')) return [];
-        return applyChanges(tx, [
-          { kind: 'noted', payout: payoutSnapshot(payout), set: { relayNote: reason } },
-        ]);
-      });
-    },
+    onRetry: (tx, request, reason) => note(tx, request, reason, 'payout relay retries'),
+    onAbandon: (tx, request, reason) => note(tx, request, reason, 'payout relay abandoned'),
   };
+
+  /**
+   * Writes why the relay waits (or stopped) on the payout as it happens, and keeps the last concrete
+   * refusal apart: a later note without one (the wallet out of gas, the deadline passing) never
+   * replaces it, so the payout fails with what actually kept it from executing.
+   */
+  async function note(tx: EntityManager, request: RelayRequest, reason: string, label: string) {
+    const code = noteReason(reason);
+    const concrete = code && code !== 'expired' ? { lastRelayReason: code } : {};
+    await untilApplied(label, async (pass) => {
+      const payout = await load(tx, request, pass);
+      if (!payout || (payout.status !== 'authorized' && payout.status !== 'submitted')) return [];
+      if (payout.relayNote === reason && (!code || payout.lastRelayReason === concrete.lastRelayReason))
+        return [];
+      return applyChanges(tx, [
+        { kind: 'noted', payout: payoutSnapshot(payout), set: { relayNote: reason, ...concrete } },
+      ]);
+    });
+  }
 }

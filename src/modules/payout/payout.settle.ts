@@ -8,6 +8,7 @@ import type { Logger } from '../../lib/logger.ts';
 import { reviveRelay } from '../../relay/request.ts';
 import { Payout } from './payout.entity.ts';
 import { payoutReads } from './payout.reads.ts';
+import { noteOf } from './payout.revert.ts';
 import { type PayoutChange, payoutSnapshot, transitionPayouts } from './payout.transition.ts';
 
 /**
@@ -48,7 +49,8 @@ export function decodeExecution(log: EvmLog): Execution | undefined {
 /**
  * Records executions of our orders. An execution that does not match the order with its nonce (the
  * payout wallet signed another order with the same nonce outside the service) means ours can never
- * execute: that payout fails `nonce_used`.
+ * execute once its block is final: the payout notes the conflict here and fails `nonce_used` at a
+ * final block (payout.expire.ts).
  */
 export async function recordExecutions(
   tx: EntityManager,
@@ -73,7 +75,7 @@ export async function recordExecutions(
     const changes: PayoutChange[] = [];
     for (const payout of payouts) {
       const e = executions.find((x) => x.payer === payout.payer && x.nonce === payout.nonce)!;
-      const change = executionChange(payout, e, pass.index === 0 ? logger : undefined);
+      const change = executionChange(payout, e, pass.index === 0 ? logger : undefined, false);
       if (change) changes.push(change);
     }
     return applyChanges(tx, changes);
@@ -83,14 +85,16 @@ export async function recordExecutions(
 /**
  * What an execution of a payout's nonce does to it: an execution of the order itself marks it executed
  * (whichever transaction sent it); one of another order under its nonce (the payout wallet signed
- * another order with that nonce outside the service) means ours can never execute, read at this very
- * block: the payout fails `nonce_used`. A settled payout is left alone. `logger` is given on the first
- * pass only, so a retried pass does not log twice.
+ * another order with that nonce outside the service) means ours can never execute once that block is
+ * final. `final` says the execution was read at a final block: then the payout fails `nonce_used`;
+ * before that it only records the conflict's block (a reorganisation may still take it away). A settled
+ * payout is left alone. `logger` is given on the first pass only, so a retried pass does not log twice.
  */
 export function executionChange(
   payout: Payout,
   e: Execution,
   logger: Logger | undefined,
+  final: boolean,
 ): PayoutChange | undefined {
   const matches =
     e.recipient === getAddress(payout.recipientHex) &&
@@ -105,10 +109,22 @@ export function executionChange(
     return undefined;
   }
   if (!matches) {
-    logger?.error('the router executed another order under a payout’s nonce', {
-      payout: payout.id,
-      tx: e.log.transactionHash,
-    });
+    if (!final) {
+      if (payout.conflictBlock === e.log.blockNumber) return undefined;
+      logger?.error(
+        'the router executed another order under a payout’s nonce; it fails once that block is final',
+        {
+          payout: payout.id,
+          tx: e.log.transactionHash,
+        },
+      );
+      const why = `the router executed another order under this nonce in ${e.log.transactionHash} (block ${e.log.blockNumber})`;
+      return {
+        kind: 'noted',
+        payout: payoutSnapshot(payout),
+        set: { conflictBlock: e.log.blockNumber, relayNote: noteOf('nonce_used', why) },
+      };
+    }
     return {
       kind: 'failed',
       payout: payoutSnapshot(payout),
@@ -188,6 +204,17 @@ export async function forgetExecutions(
       payoutReads(pass),
     );
     const open = lost.filter((p) => p.status === 'submitted');
+    // Another order's execution under a payout's nonce left the chain: it may execute after all.
+    const unconflicted = await tx.find(
+      Payout,
+      {
+        network: network.id,
+        conflictBlock: { $gt: ancestor },
+        status: { $in: ['authorized', 'submitted'] },
+        batchId: which.batch ? { $ne: null } : null,
+      },
+      payoutReads(pass),
+    );
     if (pass.index === 0)
       for (const p of lost.filter((x) => x.status === 'completed'))
         logger.error('a completed payout’s execution left the chain', {
@@ -197,19 +224,25 @@ export async function forgetExecutions(
     // Their relays may have finished; whatever executed them is gone: relay again (re-checked first).
     await reviveRelay(
       tx,
-      open.map((p) =>
+      [...open, ...unconflicted].map((p) =>
         p.batchId
           ? { kind: 'batch' as const, subjectId: `${p.batchId}#1` }
           : { kind: 'payout' as const, subjectId: p.id },
       ),
     );
-    return applyChanges(
-      tx,
-      open.map((p) => ({
+    return applyChanges(tx, [
+      ...open.map((p) => ({
         kind: 'unexecuted' as const,
         payout: payoutSnapshot(p),
         set: { executedBlock: null, executedBlockHash: null },
       })),
-    );
+      ...unconflicted
+        .filter((p) => !open.includes(p))
+        .map((p) => ({
+          kind: 'noted' as const,
+          payout: payoutSnapshot(p),
+          set: { conflictBlock: null, relayNote: null },
+        })),
+    ]);
   });
 }

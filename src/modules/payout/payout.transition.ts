@@ -77,6 +77,8 @@ const COLUMNS = {
   executedBlock: col.bigint('executed_block'),
   executedBlockHash: col.text('executed_block_hash'),
   relayNote: col.text('relay_note'),
+  lastRelayReason: col.text<FailureReason | null>('last_relay_reason'),
+  conflictBlock: col.bigint('conflict_block'),
   authorizedAt: col.timestamptz('authorized_at'),
   settledAt: col.timestamptz('settled_at'),
 };
