@@ -11,6 +11,8 @@ import { MAX_SKEW_SECONDS, NONCE_PATTERN, signRequest } from './request-signing.
 
 /** Decrypted keys are cached briefly; revocation elsewhere takes effect within this time. */
 const KEY_CACHE_MS = 5_000;
+/** Reads of one key while credentials keep changing; the last read is used but not cached. */
+const MAX_KEY_READS = 3;
 
 export interface SignedRequest {
   method: string;
@@ -33,6 +35,11 @@ const unauthorized = (message: string) => new AppError('unauthorized', message);
 /** Verifies signed merchant requests (D1) and operator bearer tokens. */
 export class Authenticator {
   private readonly keys = new Map<string, CachedKey>();
+  /**
+   * Bumped by every credential change. A lookup that began before a change may have read the row as
+   * it was; it reads again rather than caching that (a revoke must win over a lookup in flight).
+   */
+  private epoch = 0;
 
   constructor(private readonly deps: { secretsKey: Buffer; nonces: NonceStore; now?: () => number }) {}
 
@@ -101,6 +108,7 @@ export class Authenticator {
 
   /** Drops cached keys of a merchant after its keys or allowlist changed. */
   forgetMerchant(merchantId: string): void {
+    this.epoch++;
     for (const [id, key] of this.keys) if (key.merchantId === merchantId) this.keys.delete(id);
   }
 
@@ -108,26 +116,35 @@ export class Authenticator {
     const cached = this.keys.get(keyId);
     if (cached && Date.now() - cached.loadedAt < KEY_CACHE_MS) return cached;
     if (keyId.length > 40) return undefined;
+    for (let attempt = 1; ; attempt++) {
+      const epoch = this.epoch;
+      const key = await this.readKey(em, keyId);
+      const changed = this.epoch !== epoch;
+      // Credentials changed while the row was read: what was read may be from before the change.
+      if (changed && attempt < MAX_KEY_READS) continue;
+      if (!key) this.keys.delete(keyId);
+      else if (!changed) this.keys.set(keyId, key);
+      return key;
+    }
+  }
+
+  private async readKey(em: EntityManager, keyId: string): Promise<CachedKey | undefined> {
     let row: ApiKey | null;
     let cidrs: AllowedIp[];
     try {
-      row = await em.findOne(ApiKey, { id: keyId });
+      // Refreshed: a re-read must reach the database, not the EntityManager's identity map.
+      row = await em.findOne(ApiKey, { id: keyId }, { refresh: true });
       cidrs = row ? await em.find(AllowedIp, { merchant: row.merchant.id }) : [];
     } catch (error) {
       throw unavailable('API key could not be verified', error);
     }
-    if (!row) {
-      this.keys.delete(keyId);
-      return undefined;
-    }
-    const key: CachedKey = {
+    if (!row) return undefined;
+    return {
       merchantId: row.merchant.id,
       secret: decryptSecret(this.deps.secretsKey, row.secretSealed),
       revokedAt: row.revokedAt ?? null,
       allows: cidrs.length ? ipMatcher(cidrs.map((c) => c.cidr)) : null,
       loadedAt: Date.now(),
     };
-    this.keys.set(keyId, key);
-    return key;
   }
 }
