@@ -3,6 +3,7 @@ import type { App } from '../app.ts';
 import { deployToNetwork } from '../chains/deploy-cli.ts';
 import { ConfigError } from '../config.ts';
 import type { EntityManager } from '../db/orm.ts';
+import { tokenActive } from '../modules/auth/operator.service.ts';
 import type { Payout, PayoutStatus } from '../modules/payout/payout.entity.ts';
 import { relayerWallets, relayOf } from '../relay/relay.status.ts';
 
@@ -135,9 +136,47 @@ export const COMMANDS: readonly (Command | StandaloneCommand)[] = [
   }),
   command({
     name: 'operator:token',
-    synopsis: '--name NAME',
-    options: { name: text },
-    run: ({ app, em, need }) => app.services.operators.createToken(em, need('name')),
+    synopsis: '--name NAME [--scope admin|read] [--expires-in 30d|12h|45m]',
+    note: 'admin unless --scope read; the token is printed once',
+    options: { name: text, scope: text, 'expires-in': text },
+    run: ({ app, em, values, need }) => {
+      const scope = (values.scope as string | undefined) ?? 'admin';
+      if (scope !== 'admin' && scope !== 'read')
+        throw new ConfigError(`operator:token: --scope must be admin or read\n${usage()}`);
+      const expiresIn = values['expires-in'] as string | undefined;
+      return app.services.operators.createToken(em, {
+        name: need('name'),
+        scopes: [scope],
+        expiresAt: expiresIn === undefined ? null : new Date(Date.now() + durationMs(expiresIn)),
+      });
+    },
+  }),
+  command({
+    name: 'operator:list',
+    synopsis: '',
+    note: 'every operator token: name, scopes, created, last used, expiry, revoked',
+    options: {},
+    run: async ({ app, em }) =>
+      (await app.services.operators.list(em)).map((o) => ({
+        id: o.id,
+        name: o.name,
+        scopes: o.scopes,
+        active: tokenActive(o),
+        createdAt: o.createdAt,
+        lastUsedAt: o.lastUsedAt,
+        expiresAt: o.expiresAt,
+        revokedAt: o.revokedAt,
+      })),
+  }),
+  command({
+    name: 'operator:revoke',
+    synopsis: '--id opt_…',
+    note: 'refused from its next request on; its open WebSockets are closed',
+    options: { id: text },
+    run: async ({ app, em, need }) => {
+      const row = await app.services.operators.revokeToken(em, need('id'));
+      return { id: row.id, name: row.name, revokedAt: row.revokedAt };
+    },
   }),
   command({
     name: 'payouts:list',
@@ -261,6 +300,15 @@ export function needOf(command: string, values: Values) {
       throw new ConfigError(`${command}: --${option} is required\n${usage()}`);
     return value;
   };
+}
+
+/** `30d`, `12h`, `45m` or `90s` in milliseconds; anything else stops with the usage. */
+function durationMs(value: string): number {
+  const match = /^(\d{1,6})([dhms])$/.exec(value);
+  if (!match || Number(match[1]) === 0)
+    throw new ConfigError(`--expires-in: a positive duration like 30d, 12h, 45m or 90s\n${usage()}`);
+  const unit = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1_000 }[match[2] as 'd' | 'h' | 'm' | 's'];
+  return Number(match[1]) * unit;
 }
 
 /** What the CLI prints of a payout: the row without the signature, amounts as strings. */
