@@ -198,6 +198,8 @@ export function createGraphqlHandler(app: App) {
         () => socket.close(CloseCode.Forbidden, 'operator token revoked or expired'),
       );
       socket.once('close', unwatch);
+      // Closed while the token was being read: its 'close' has been and gone.
+      if (socket.readyState !== socket.OPEN) unwatch();
       return true;
     },
     onSubscribe: async (ctx, _id, params) => {

@@ -62,8 +62,9 @@ export const RequestNonceSchema = defineEntity({
 export class RequestNonce extends RequestNonceSchema.class {}
 RequestNonceSchema.setClass(RequestNonce);
 
-/** How an audited operator mutation ended. `pending`: the process stopped before it could say. */
-export type AuditOutcome = 'pending' | 'ok' | 'failed' | 'refused';
+/** How an audited operator mutation ended. `pending`: running, or the process stopped before it could say. */
+export const AUDIT_OUTCOMES = ['pending', 'ok', 'failed', 'refused'] as const;
+export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
 
 /**
  * One operator mutation: who (the token, and its name then), what (the root field and its arguments,

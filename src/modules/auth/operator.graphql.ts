@@ -3,7 +3,7 @@ import { builder } from '../../graphql/builder.ts';
 import { operatorOf, requireScope } from '../../graphql/guards.ts';
 import { operatorListing, pageRef } from '../../graphql/pagination.ts';
 import { OPERATOR_SCOPES } from '../../lib/operator-scopes.ts';
-import type { OperatorAudit, OperatorToken } from './auth.entity.ts';
+import { AUDIT_OUTCOMES, type OperatorAudit, type OperatorToken } from './auth.entity.ts';
 import { type IssuedOperatorToken, tokenActive } from './operator.service.ts';
 
 /** Operator tokens (who may use `/graphql`, and for what) and the audit log of their mutations. */
@@ -12,6 +12,12 @@ const ScopeEnum = builder.enumType('OperatorScope', {
   description:
     '`read`: queries and subscriptions. `admin`: besides reading, every mutation and operator-token management.',
   values: OPERATOR_SCOPES,
+});
+
+const OutcomeEnum = builder.enumType('OperatorAuditOutcome', {
+  description:
+    '`ok`; `failed` (see `errorCode`); `refused` (the token may not mutate); `pending`: running, or the process stopped before it could record the end.',
+  values: AUDIT_OUTCOMES,
 });
 
 const OperatorTokenRef = builder.objectRef<OperatorToken>('OperatorToken').implement({
@@ -55,10 +61,7 @@ const AuditRef = builder.objectRef<OperatorAudit>('OperatorAuditEntry').implemen
       description: 'Its arguments; secrets, private keys, passwords and tokens are `[redacted]`.',
       resolve: (a) => a.arguments,
     }),
-    outcome: t.exposeString('outcome', {
-      description:
-        '`ok`; `failed` (see `errorCode`); `refused` (the token may not mutate); `pending`: running, or the process stopped before it could record the end.',
-    }),
+    outcome: t.field({ type: OutcomeEnum, resolve: (a) => a.outcome }),
     errorCode: t.exposeString('errorCode', { nullable: true }),
     clientIp: t.exposeString('clientIp', { nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
