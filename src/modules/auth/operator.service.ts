@@ -6,6 +6,7 @@ import type { Logger } from '../../lib/logger.ts';
 import { normalizeScopes, type OperatorScope } from '../../lib/operator-scopes.ts';
 import { OperatorAuditLog } from './audit.ts';
 import { OperatorToken } from './auth.entity.ts';
+import { validUntil } from './operator-sessions.ts';
 
 /** Most tokens `list` returns. */
 const MAX_TOKENS = 500;
@@ -92,5 +93,6 @@ export class OperatorService {
 
 /** Whether a token is usable at `now`: neither revoked nor expired. */
 export function tokenActive(row: Pick<OperatorToken, 'revokedAt' | 'expiresAt'>, now = new Date()): boolean {
-  return !(row.revokedAt && row.revokedAt <= now) && !(row.expiresAt && row.expiresAt <= now);
+  const until = validUntil(row);
+  return !until || until > now;
 }
