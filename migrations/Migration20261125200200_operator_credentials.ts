@@ -18,7 +18,7 @@ begin
 end $$;`);
     this.addSql(`create trigger "operator_token_changed" after update of "revoked_at", "expires_at" on "operator_tokens" for each row when (old.revoked_at is distinct from new.revoked_at or old.expires_at is distinct from new.expires_at) execute function "operator_token_changed"();`);
 
-    this.addSql(`create table "operator_audit" ("id" varchar(40) not null, "operator_token_id" varchar(40) not null, "operator_name" varchar(200) not null, "operation" varchar(200) not null, "arguments" jsonb not null, "outcome" text not null, "error_code" varchar(40) null, "client_ip" varchar(64) null, "created_at" timestamptz not null, "finished_at" timestamptz null, primary key ("id"));`);
+    this.addSql(`create table "operator_audit" ("id" varchar(40) not null, "operator_token_id" varchar(40) null, "operator_name" varchar(200) not null, "operation" varchar(200) not null, "arguments" jsonb not null, "outcome" text not null, "error_code" varchar(40) null, "client_ip" varchar(64) null, "created_at" timestamptz not null, "finished_at" timestamptz null, primary key ("id"));`);
     this.addSql(`create index "operator_audit_created_at_id_index" on "operator_audit" ("created_at", "id");`);
     this.addSql(`create index "operator_audit_operator_token_id_created_at_index" on "operator_audit" ("operator_token_id", "created_at");`);
     this.addSql(`alter table "operator_audit" add constraint "operator_audit_operator_token_id_foreign" foreign key ("operator_token_id") references "operator_tokens" ("id");`);

@@ -1,3 +1,4 @@
+import { hostname, userInfo } from 'node:os';
 import type { ParseArgsOptionsConfig } from 'node:util';
 import type { App } from '../app.ts';
 import { deployToNetwork } from '../chains/deploy-cli.ts';
@@ -39,8 +40,35 @@ export interface StandaloneCommand extends Omit<Command, 'run'> {
   run(input: Pick<CommandInput, 'values' | 'need'>): Promise<unknown>;
 }
 
-/** Table entries, typed by what they need. */
-const command = (c: Command): Command => c;
+/**
+ * Table entries, typed by what they need. A command changes something unless it says `reads`, and
+ * then it is written to the operators' audit log like a GraphQL mutation (src/modules/auth/audit.ts),
+ * by the OS user and host that ran it.
+ */
+const command = (c: Command & { reads?: true }): Command =>
+  c.reads
+    ? c
+    : {
+        ...c,
+        run: (input) =>
+          input.app.services.operators.audit.run(
+            input.em,
+            { operator: cliOperator(), operation: c.name, arguments: input.values, clientIp: undefined },
+            undefined,
+            () => c.run(input),
+          ),
+      };
+
+/** Who the audit log names for a CLI command. */
+function cliOperator() {
+  let user = 'unknown';
+  try {
+    user = userInfo().username;
+  } catch {
+    // No passwd entry (some containers): the host still says where.
+  }
+  return { operatorId: null, name: `cli: ${user}@${hostname()}`.slice(0, 200) };
+}
 const standalone = (c: Omit<StandaloneCommand, 'standalone'>): StandaloneCommand => ({
   ...c,
   standalone: true,
@@ -153,6 +181,7 @@ export const COMMANDS: readonly (Command | StandaloneCommand)[] = [
   }),
   command({
     name: 'operator:list',
+    reads: true,
     synopsis: '',
     note: 'every operator token: name, scopes, created, last used, expiry, revoked',
     options: {},
@@ -180,6 +209,7 @@ export const COMMANDS: readonly (Command | StandaloneCommand)[] = [
   }),
   command({
     name: 'payouts:list',
+    reads: true,
     synopsis: '[--merchant ID] [--status S] [--network NET] [--batch pb_…] [--first N]',
     options: { merchant: text, status: text, network: text, batch: text, first: text },
     run: async ({ app, em, values }) => {
@@ -198,6 +228,7 @@ export const COMMANDS: readonly (Command | StandaloneCommand)[] = [
   }),
   command({
     name: 'payout:show',
+    reads: true,
     synopsis: '--payout ID',
     note: 'with its relays, every transaction and replacement',
     options: { payout: text },
@@ -225,6 +256,7 @@ export const COMMANDS: readonly (Command | StandaloneCommand)[] = [
   }),
   command({
     name: 'batch:show',
+    reads: true,
     synopsis: '--batch pb_…',
     options: { batch: text },
     run: async ({ app, em, need }) => {
@@ -245,6 +277,7 @@ export const COMMANDS: readonly (Command | StandaloneCommand)[] = [
   }),
   command({
     name: 'relayers',
+    reads: true,
     synopsis: '',
     note: "each network's relayer wallet: balance, queue, out of gas",
     options: {},

@@ -218,6 +218,23 @@ it('revokes a token from the CLI, and by hand in SQL: each closes the open WebSo
   } finally {
     await socket.client.dispose();
   }
+  // What the CLI changed is in the operators' audit log, by who ran it; what it read is not.
+  const log = (
+    await t.graphql(
+      admin,
+      '{ operatorAuditLog(first: 10) { nodes { operatorId operatorName operation arguments outcome } } }',
+    )
+  ).data.operatorAuditLog.nodes.filter((e: { operatorId: string | null }) => e.operatorId === null);
+  expect(log.map((e: { operation: string }) => e.operation)).toEqual([
+    'operator:revoke',
+    'operator:token',
+    'operator:token',
+  ]);
+  expect(log[0]).toMatchObject({
+    operatorName: expect.stringMatching(/^cli: /),
+    arguments: { id: issued.id },
+    outcome: 'ok',
+  });
 
   // The issue's reproduction: `revoked_at` set directly in the database.
   const byHand = await t.operatorToken(['read']);

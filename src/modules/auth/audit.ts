@@ -5,9 +5,9 @@ import { newId } from '../../lib/ids.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { type AuditOutcome, OperatorAudit } from './auth.entity.ts';
 
-/** Who runs an audited mutation: the operator token and its name. */
+/** Who runs an audited mutation: the operator token and its name (no token: the CLI, named so). */
 export interface AuditedOperator {
-  operatorId: string;
+  operatorId: string | null;
   name: string;
 }
 

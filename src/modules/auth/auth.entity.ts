@@ -67,7 +67,7 @@ export const AUDIT_OUTCOMES = ['pending', 'ok', 'failed', 'refused'] as const;
 export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
 
 /**
- * One operator mutation: who (the token, and its name then), what (the root field and its arguments,
+ * One operator mutation: who (the token, and its name then; no token: the CLI), what (the root field and its arguments,
  * secrets redacted), when, from where, and how it ended. Written before the mutation runs, so none
  * runs unrecorded; its outcome is filled in after.
  */
@@ -77,7 +77,7 @@ export const OperatorAuditSchema = defineEntity({
   indexes: [{ properties: ['createdAt', 'id'] }, { properties: ['operatorToken', 'createdAt'] }],
   properties: {
     id: p.string().length(40).primary(),
-    operatorToken: () => p.manyToOne(OperatorToken),
+    operatorToken: () => p.manyToOne(OperatorToken).nullable(),
     operatorName: p.string().length(200),
     operation: p.string().length(200),
     arguments: p.json<Record<string, unknown>>(),

@@ -50,10 +50,14 @@ const IssuedRef = builder.objectRef<IssuedOperatorToken>('IssuedOperatorToken').
 });
 
 const AuditRef = builder.objectRef<OperatorAudit>('OperatorAuditEntry').implement({
-  description: 'One mutation made with an operator token.',
+  description: 'One mutation made with an operator token, or one CLI command that changes something.',
   fields: (t) => ({
     id: t.exposeID('id'),
-    operatorId: t.id({ description: 'The operator token.', resolve: (a) => a.operatorToken.id }),
+    operatorId: t.id({
+      nullable: true,
+      description: 'The operator token; null for the CLI (`operatorName` says who ran it, and where).',
+      resolve: (a) => a.operatorToken?.id ?? null,
+    }),
     operatorName: t.exposeString('operatorName'),
     operation: t.exposeString('operation', { description: 'The mutation field, e.g. `revokeApiKey`.' }),
     arguments: t.field({
@@ -87,7 +91,7 @@ builder.queryFields((t) => ({
   }),
   operatorAuditLog: operatorListing(t, {
     type: AuditPageRef,
-    description: 'Mutations made with operator tokens, newest first.',
+    description: 'Mutations made with operator tokens or the CLI, newest first.',
     args: { operatorId: t.arg.id(), operation: t.arg.string() },
     max: 500,
     byDefault: 50,
