@@ -63,7 +63,11 @@ export async function createApp(options: {
   const sql = new SqlPool(config.databaseUrl);
   const nonces = new NonceStore(sql);
   const networks = new NetworkRegistry(options.networks);
-  const authenticator = new Authenticator({ secretsKey: config.secretsKey, nonces });
+  const authenticator = new Authenticator({
+    secretsKey: config.secretsKey,
+    nonces,
+    fork: () => orm.em.fork(),
+  });
   const pubsub = new PubSub({ databaseUrl: config.databaseUrl, logger });
   const chainClients = new ChainClients(logger);
   const sessionChains = new SessionChains(networks, chainClients);
@@ -83,7 +87,7 @@ export async function createApp(options: {
     networks,
     authenticator,
     merchants,
-    operators: new OperatorService(),
+    operators: new OperatorService({ logger }),
     webhooks: new WebhookService({
       secretsKey: config.secretsKey,
       allowPrivate: config.webhookAllowPrivate,

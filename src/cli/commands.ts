@@ -1,8 +1,10 @@
+import { hostname, userInfo } from 'node:os';
 import type { ParseArgsOptionsConfig } from 'node:util';
 import type { App } from '../app.ts';
 import { deployToNetwork } from '../chains/deploy-cli.ts';
 import { ConfigError } from '../config.ts';
 import type { EntityManager } from '../db/orm.ts';
+import { tokenActive } from '../modules/auth/operator.service.ts';
 import type { Payout, PayoutStatus } from '../modules/payout/payout.entity.ts';
 import { relayerWallets, relayOf } from '../relay/relay.status.ts';
 
@@ -38,8 +40,35 @@ export interface StandaloneCommand extends Omit<Command, 'run'> {
   run(input: Pick<CommandInput, 'values' | 'need'>): Promise<unknown>;
 }
 
-/** Table entries, typed by what they need. */
-const command = (c: Command): Command => c;
+/**
+ * Table entries, typed by what they need. A command changes something unless it says `reads`, and
+ * then it is written to the operators' audit log like a GraphQL mutation (src/modules/auth/audit.ts),
+ * by the OS user and host that ran it.
+ */
+const command = (c: Command & { reads?: true }): Command =>
+  c.reads
+    ? c
+    : {
+        ...c,
+        run: (input) =>
+          input.app.services.operators.audit.run(
+            input.em,
+            { operator: cliOperator(), operation: c.name, arguments: input.values, clientIp: undefined },
+            undefined,
+            () => c.run(input),
+          ),
+      };
+
+/** Who the audit log names for a CLI command. */
+function cliOperator() {
+  let user = 'unknown';
+  try {
+    user = userInfo().username;
+  } catch {
+    // No passwd entry (some containers): the host still says where.
+  }
+  return { operatorId: null, name: `cli: ${user}@${hostname()}`.slice(0, 200) };
+}
 const standalone = (c: Omit<StandaloneCommand, 'standalone'>): StandaloneCommand => ({
   ...c,
   standalone: true,
@@ -135,12 +164,52 @@ export const COMMANDS: readonly (Command | StandaloneCommand)[] = [
   }),
   command({
     name: 'operator:token',
-    synopsis: '--name NAME',
-    options: { name: text },
-    run: ({ app, em, need }) => app.services.operators.createToken(em, need('name')),
+    synopsis: '--name NAME [--scope admin|read] [--expires-in 30d|12h|45m]',
+    note: 'admin unless --scope read; the token is printed once',
+    options: { name: text, scope: text, 'expires-in': text },
+    run: ({ app, em, values, need }) => {
+      const scope = (values.scope as string | undefined) ?? 'admin';
+      if (scope !== 'admin' && scope !== 'read')
+        throw new ConfigError(`operator:token: --scope must be admin or read\n${usage()}`);
+      const expiresIn = values['expires-in'] as string | undefined;
+      return app.services.operators.createToken(em, {
+        name: need('name'),
+        scopes: [scope],
+        expiresAt: expiresIn === undefined ? null : new Date(Date.now() + durationMs(expiresIn)),
+      });
+    },
+  }),
+  command({
+    name: 'operator:list',
+    reads: true,
+    synopsis: '',
+    note: 'every operator token: name, scopes, created, last used, expiry, revoked',
+    options: {},
+    run: async ({ app, em }) =>
+      (await app.services.operators.list(em)).map((o) => ({
+        id: o.id,
+        name: o.name,
+        scopes: o.scopes,
+        active: tokenActive(o),
+        createdAt: o.createdAt,
+        lastUsedAt: o.lastUsedAt,
+        expiresAt: o.expiresAt,
+        revokedAt: o.revokedAt,
+      })),
+  }),
+  command({
+    name: 'operator:revoke',
+    synopsis: '--id opt_…',
+    note: 'refused from its next request on; its open WebSockets are closed',
+    options: { id: text },
+    run: async ({ app, em, need }) => {
+      const row = await app.services.operators.revokeToken(em, need('id'));
+      return { id: row.id, name: row.name, revokedAt: row.revokedAt };
+    },
   }),
   command({
     name: 'payouts:list',
+    reads: true,
     synopsis: '[--merchant ID] [--status S] [--network NET] [--batch pb_…] [--first N]',
     options: { merchant: text, status: text, network: text, batch: text, first: text },
     run: async ({ app, em, values }) => {
@@ -159,6 +228,7 @@ export const COMMANDS: readonly (Command | StandaloneCommand)[] = [
   }),
   command({
     name: 'payout:show',
+    reads: true,
     synopsis: '--payout ID',
     note: 'with its relays, every transaction and replacement',
     options: { payout: text },
@@ -186,6 +256,7 @@ export const COMMANDS: readonly (Command | StandaloneCommand)[] = [
   }),
   command({
     name: 'batch:show',
+    reads: true,
     synopsis: '--batch pb_…',
     options: { batch: text },
     run: async ({ app, em, need }) => {
@@ -206,6 +277,7 @@ export const COMMANDS: readonly (Command | StandaloneCommand)[] = [
   }),
   command({
     name: 'relayers',
+    reads: true,
     synopsis: '',
     note: "each network's relayer wallet: balance, queue, out of gas",
     options: {},
@@ -261,6 +333,15 @@ export function needOf(command: string, values: Values) {
       throw new ConfigError(`${command}: --${option} is required\n${usage()}`);
     return value;
   };
+}
+
+/** `30d`, `12h`, `45m` or `90s` in milliseconds; anything else stops with the usage. */
+function durationMs(value: string): number {
+  const match = /^(\d{1,6})([dhms])$/.exec(value);
+  if (!match || Number(match[1]) === 0)
+    throw new ConfigError(`--expires-in: a positive duration like 30d, 12h, 45m or 90s\n${usage()}`);
+  const unit = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1_000 }[match[2] as 'd' | 'h' | 'm' | 's'];
+  return Number(match[1]) * unit;
 }
 
 /** What the CLI prints of a payout: the row without the signature, amounts as strings. */

@@ -1,10 +1,19 @@
 import type { EntityManager } from '../db/orm.ts';
+import type { OperatorScope } from '../lib/operator-scopes.ts';
 import type { Services } from '../services.ts';
+
+/** An operator token that verified: its id, name and scopes. */
+export type OperatorActor = {
+  kind: 'operator';
+  operatorId: string;
+  name: string;
+  scopes: readonly OperatorScope[];
+};
 
 /** Who is calling: a merchant through the signed REST API, or an operator through `/graphql`. */
 export type Actor =
   | { kind: 'merchant'; merchantId: string; keyId: string }
-  | { kind: 'operator'; operatorId: string }
+  | OperatorActor
   | { kind: 'hosted'; sessionId: string }
   | { kind: 'anonymous' };
 

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BREAK, type DocumentNode, GraphQLError, visit } from 'graphql';
-import type { ServerOptions } from 'graphql-ws';
+import { CloseCode, type ServerOptions } from 'graphql-ws';
 import type { Extra } from 'graphql-ws/use/ws';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { App } from '../app.ts';
@@ -131,6 +131,10 @@ function notJsonIsBadRequest(error: GraphQLError): GraphQLError {
   return answer;
 }
 
+/** The bearer a WebSocket client sends in its `connection_init` payload. */
+const authorizationOf = (params: Record<string, unknown> | undefined): unknown =>
+  params?.authorization ?? params?.Authorization;
+
 interface ServerContext {
   req: IncomingMessage;
   res: ServerResponse;
@@ -142,11 +146,20 @@ interface ServerContext {
  * the REST envelope; unknown failures are masked as `internal`.
  */
 export function createGraphqlHandler(app: App) {
-  async function actorFor(authorization: string | undefined, em: Context['em']): Promise<Actor> {
-    const token = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];
+  const bearer = (authorization: unknown) =>
+    typeof authorization === 'string' ? /^Bearer\s+(\S+)$/i.exec(authorization)?.[1] : undefined;
+
+  async function actorFor(authorization: unknown, em: Context['em']): Promise<Actor> {
+    const token = bearer(authorization);
     if (!token) return { kind: 'anonymous' };
     const operator = await app.services.authenticator.operator(em, token);
-    return operator ? { kind: 'operator', ...operator } : { kind: 'anonymous' };
+    if (!operator) return { kind: 'anonymous' };
+    return {
+      kind: 'operator',
+      operatorId: operator.operatorId,
+      name: operator.name,
+      scopes: operator.scopes,
+    };
   }
 
   const production = app.config.env === 'production';
@@ -185,9 +198,9 @@ export function createGraphqlHandler(app: App) {
         return toGraphQLError(appError, error as never);
       },
     },
-    context: async ({ request }): Promise<Context> => {
+    // The server context (`req`) is merged into the initial context; the Fetch request has no socket.
+    context: async ({ request, req }): Promise<Context> => {
       const em = app.fork();
-      const req = (request as unknown as { req?: IncomingMessage }).req;
       return {
         em,
         services: app.services,
@@ -200,14 +213,31 @@ export function createGraphqlHandler(app: App) {
   const wsOptions: ServerOptions<Record<string, unknown> | undefined, Extra> = {
     execute: (args) => (args.rootValue as { execute: (a: unknown) => unknown }).execute(args) as never,
     subscribe: (args) => (args.rootValue as { subscribe: (a: unknown) => unknown }).subscribe(args) as never,
+    // An operator socket lives as long as its token: one that does not verify is refused (4403), and
+    // one revoked or expiring later is closed with 4403 then (src/modules/auth/operator-sessions.ts).
+    onConnect: async (ctx) => {
+      const token = bearer(authorizationOf(ctx.connectionParams));
+      if (!token) return true;
+      const operator = await app.services.authenticator.operator(app.fork(), token);
+      if (!operator) return false;
+      const { socket } = ctx.extra;
+      const unwatch = app.services.authenticator.sessions.watch(
+        operator.operatorId,
+        operator.validUntil,
+        () => socket.close(CloseCode.Forbidden, 'operator token revoked or expired'),
+      );
+      socket.once('close', unwatch);
+      // Closed while the token was being read: its 'close' has been and gone.
+      if (socket.readyState !== socket.OPEN) unwatch();
+      return true;
+    },
     onSubscribe: async (ctx, _id, params) => {
       const enveloped = yoga.getEnveloped({ req: ctx.extra.request, socket: ctx.extra.socket, params });
       const em = app.fork();
-      const header = ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization;
       const contextValue: Context = {
         em,
         services: app.services,
-        actor: await actorFor(typeof header === 'string' ? header : undefined, em),
+        actor: await actorFor(authorizationOf(ctx.connectionParams), em),
         clientIp: ctx.extra.request.socket.remoteAddress,
       };
       let document: DocumentNode;

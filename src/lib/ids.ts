@@ -5,6 +5,7 @@ export const ID_PREFIX = {
   merchant: 'mer',
   apiKey: 'key',
   operatorToken: 'opt',
+  operatorAudit: 'aud',
   session: 'cs',
   payout: 'po',
   batch: 'pb',

@@ -1,5 +1,6 @@
 import type { CronItem } from 'graphile-worker';
 import { builder } from '../graphql/builder.ts';
+import { guardOperatorMutations } from '../graphql/operator-mutations.ts';
 import { approvalModule } from './approval/index.ts';
 import { authModule } from './auth/index.ts';
 import { balanceModule } from './balance/index.ts';
@@ -48,5 +49,8 @@ export const routes = modules.flatMap((m) => m.routes ?? []);
 /** Every periodic job. */
 export const crontab: CronItem[] = modules.flatMap((m) => m.crontab ?? []);
 
-/** The GraphQL schema: every module's types and fields, registered when its index was imported above. */
-export const schema = builder.toSchema({ sortSchema: true });
+/**
+ * The GraphQL schema: every module's types and fields, registered when its index was imported above.
+ * Operator mutations are scope-checked and audited here, all of them (src/graphql/operator-mutations.ts).
+ */
+export const schema = guardOperatorMutations(builder.toSchema({ sortSchema: true }));

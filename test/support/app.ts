@@ -5,6 +5,7 @@ import { networkFileSchema } from '../../src/chains/networks.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { type HttpServer, type PageHandler, startHttpServer } from '../../src/http/server.ts';
 import { createLogger } from '../../src/lib/logger.ts';
+import type { OperatorScope } from '../../src/lib/operator-scopes.ts';
 import { signedHeaders } from '../../src/modules/auth/request-signing.ts';
 import { Merchant } from '../../src/modules/merchant/merchant.entity.ts';
 import { createTestDatabase } from './db.ts';
@@ -28,8 +29,8 @@ export interface TestApp {
    * such a deployment would.
    */
   hookTo(merchantId: string, webhookUrl: string | null): Promise<void>;
-  /** An operator bearer token. */
-  operatorToken(): Promise<string>;
+  /** An operator bearer token: admin unless other scopes are asked for. */
+  operatorToken(scopes?: OperatorScope[]): Promise<string>;
   /** Sends a signed request as the given key. */
   signed(
     key: { keyId: string; secret: string },
@@ -87,8 +88,8 @@ export async function startTestApp(
     async hookTo(merchantId, webhookUrl) {
       await app.fork().nativeUpdate(Merchant, { id: merchantId }, { webhookUrl });
     },
-    async operatorToken() {
-      return (await app.services.operators.createToken(app.fork(), 'test')).token;
+    async operatorToken(scopes = ['admin']) {
+      return (await app.services.operators.createToken(app.fork(), { name: 'test', scopes })).token;
     },
     async signed(key, method, target, body, extraHeaders = {}) {
       const raw = body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body);

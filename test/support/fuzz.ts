@@ -92,7 +92,9 @@ export async function startFuzzTarget(databaseUrl: string): Promise<FuzzTarget> 
   const merchant = await app.services.merchants.create(em, { name: 'Fuzz merchant' });
   const issued = await app.services.merchants.issueKey(em, merchant.id);
   await app.services.merchants.setSettlementWallet(em, merchant.id, 'eth', `0x${'ab'.repeat(20)}`);
-  const operatorToken = (await app.services.operators.createToken(app.fork(), 'fuzz')).token;
+  const operatorToken = (
+    await app.services.operators.createToken(app.fork(), { name: 'fuzz', scopes: ['admin'] })
+  ).token;
   const key = { keyId: issued.id, secret: issued.secret };
   const sessionIds: string[] = [];
   for (const body of [{}, { network: 'eth' }, { external_order_id: 'fuzz-seed', player_id: 'p1' }]) {

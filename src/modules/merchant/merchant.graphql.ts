@@ -63,10 +63,6 @@ const IssuedKeyRef = builder
     }),
   });
 
-const OperatorTokenRef = builder.objectRef<{ id: string; token: string }>('IssuedOperatorToken').implement({
-  fields: (t) => ({ id: t.exposeID('id'), token: t.exposeString('token') }),
-});
-
 builder.queryFields((t) => ({
   merchant: t.field({
     type: MerchantRef,
@@ -189,14 +185,6 @@ builder.mutationFields((t) => ({
       requireOperator(ctx);
       const rows = await ctx.services.merchants.setAllowlist(ctx.em, String(args.merchantId), args.entries);
       return rows.map((r) => r.cidr);
-    },
-  }),
-  createOperatorToken: t.field({
-    type: OperatorTokenRef,
-    args: { name: t.arg.string({ required: true, validate: z.string().min(1).max(200) }) },
-    resolve: (_, args, ctx) => {
-      requireOperator(ctx);
-      return ctx.services.operators.createToken(ctx.em, args.name);
     },
   }),
 }));
