@@ -88,9 +88,10 @@ export function createFollower(deps: FollowerDeps) {
       throw error;
     }
     if (sync.kind === 'reorg') {
-      const fields = { ancestor: sync.ancestor.number, head: head.number, final: finalized };
-      // Deeper than the service's own finality: what was settled there stays settled (consumers say what).
-      if (sync.ancestor.number < finalized) log.error('reorganisation below the final block', fields);
+      const settled = known?.final ?? -1;
+      const fields = { ancestor: sync.ancestor.number, head: head.number, final: settled };
+      // Deeper than what was already final: what was settled there stays settled (consumers say what).
+      if (sync.ancestor.number < settled) log.error('reorganisation below the final block', fields);
       else log.warn('reorganisation', fields);
       for (const consumer of consumers) await rewind(consumer, sync.ancestor, head);
     }
