@@ -4,6 +4,7 @@ import { createEvmClient } from '../../src/chains/evm/client.ts';
 import type { EvmLog } from '../../src/chains/evm/index.ts';
 import { type NetworkConfig, networkSchema } from '../../src/chains/networks.ts';
 import { evmSource } from '../../src/followers/evm-source.ts';
+import { judgeFinality, windowFloor } from '../../src/followers/finality.ts';
 import { createFollower } from '../../src/followers/follower.ts';
 import { claimFollowing } from '../../src/followers/store.ts';
 import type { Consumer, FollowerEvent } from '../../src/followers/types.ts';
@@ -238,5 +239,52 @@ describe('a node that contradicts itself', () => {
     expect(back.reorg).toBeUndefined();
     expect(rec.held.get(kept.topic)).toBe(kept.block);
     expect((await followerRow(net)).nodeProblem).toBeNull();
+  });
+});
+
+describe('the rule', () => {
+  it('final is the more conservative of the node’s finalized block and finalityDepth behind the head, never moving back', () => {
+    expect(judgeFinality(undefined, 100, 100, 64)).toEqual({
+      ok: true,
+      state: { final: 36, nodeFinalized: 100 },
+    });
+    expect(judgeFinality(undefined, 100, 20, 64)).toEqual({
+      ok: true,
+      state: { final: 20, nodeFinalized: 20 },
+    });
+    expect(judgeFinality(undefined, 100, null, 64)).toEqual({
+      ok: true,
+      state: { final: 36, nodeFinalized: null },
+    });
+    expect(judgeFinality(undefined, 100, 500, 10).state.final).toBe(90); // a tag from a node further on
+    expect(judgeFinality(undefined, 10, 10, 64).state.final).toBe(-1);
+    // A shorter chain after a reorganisation above the final block: final stays where it was.
+    expect(judgeFinality({ final: 36, nodeFinalized: 30 }, 98, 30, 64)).toEqual({
+      ok: true,
+      state: { final: 36, nodeFinalized: 30 },
+    });
+    expect(judgeFinality({ final: 36, nodeFinalized: 30 }, 99, 29, 64)).toMatchObject({ ok: false });
+    expect(judgeFinality({ final: 36, nodeFinalized: 30 }, 35, 30, 64)).toMatchObject({ ok: false });
+    expect(judgeFinality({ final: 36, nodeFinalized: 30 }, 36, null, 64).ok).toBe(true);
+  });
+
+  it('the window holds the deepest tier whatever finality says, at most its cap unless the tier needs more', () => {
+    expect(windowFloor(1000, 999, 30, 2048)).toBe(971); // finalized = latest: still 30 blocks
+    expect(windowFloor(1000, 900, 30, 2048)).toBe(901);
+    expect(windowFloor(10_000, 0, 30, 2048)).toBe(10_000 - 2047); // finality stalled
+    expect(windowFloor(10_000, 0, 5000, 2048)).toBe(5001);
+    expect(windowFloor(1000, 1000, 0, 2048)).toBe(1001); // tron: solidified only, no window
+  });
+
+  it('finalityDepth defaults per known chain, else 64; the network file overrides it', () => {
+    const depth = (chainId: number, extra: Record<string, unknown> = {}) =>
+      networkSchema.parse({ id: 'x', kind: 'evm', chainId, rpcUrls: ['http://127.0.0.1:1'], ...extra })
+        .finalityDepth;
+    expect(depth(1)).toBe(64);
+    expect(depth(56)).toBe(15);
+    expect(depth(137)).toBe(256);
+    expect(depth(43114)).toBe(12);
+    expect(depth(999_999)).toBe(64);
+    expect(depth(1, { finalityDepth: 100 })).toBe(100);
   });
 });
