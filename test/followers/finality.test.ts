@@ -196,6 +196,10 @@ describe('a node that contradicts itself', () => {
     const shown = await followerRow(net);
     expect(shown).toMatchObject({ finalizedBlock: head - 5, nodeProblem: result.inconsistent });
     expect(shown.nodeProblemSince).toEqual(expect.any(String));
+    const metrics = await fetch(`${t.http.url}/metrics`, {
+      headers: { authorization: `Bearer ${await t.operatorToken()}` },
+    });
+    expect(await metrics.text()).toContain(`follower_node_inconsistent{network="${net.id}"} 1`);
     await follower.tick(); // still lying: logged once per problem
     expect(lines.filter((l) => l.level === 'error')).toHaveLength(1);
 
