@@ -174,7 +174,7 @@ export function createFollower(deps: FollowerDeps) {
       }
     }
     if (cursor.number < floor - 1) return cursor; // still in the final range: next tick
-    if (!(await onFollowedChain(cursor, floor))) {
+    if (!(await onFollowedChain(cursor, floor, head))) {
       // The cursor's block is not the canonical block at its height (a crash between a window update
       // and a rewind, a window reread from the database, a head that went below it): a reorganisation,
       // found by hash. Start the stream again from the last final block (below the cursor's own);
@@ -224,11 +224,13 @@ export function createFollower(deps: FollowerDeps) {
    * Whether the cursor is a block of the followed chain, by hash: the window's block at its height (or
    * the parent of the window's first block), else the node's canonical block there.
    */
-  async function onFollowedChain(cursor: BlockHeader, floor: number): Promise<boolean> {
+  async function onFollowedChain(cursor: BlockHeader, floor: number, head: BlockHeader): Promise<boolean> {
     if (cursor.number < 0) return true;
     const expected =
       cursor.number >= floor ? window!.get(cursor.number)?.hash : window!.get(floor)?.parentHash;
     if (expected !== undefined) return expected === cursor.hash;
+    // At the head (a Tron stream always is: its window is empty): no request needed.
+    if (cursor.number === head.number) return head.hash === cursor.hash;
     const [canonical] = await source.headers([cursor.number]);
     return canonical?.hash === cursor.hash;
   }
