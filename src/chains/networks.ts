@@ -89,10 +89,13 @@ export const networkSchema = z
     /** How often the chain follower polls for new blocks. */
     pollIntervalMs: z.number().int().min(50).default(2_000),
     /**
-     * EVM: blocks behind the head after which a block counts as final when the node does not serve the
-     * `finalized` tag (the tag is used wherever it is served). Unused on `tron` (solidified blocks).
+     * EVM: the service's own finality. A block is final only once it is at least this many blocks
+     * behind the head *and* at or below the node's `finalized` block (where the node serves one): the
+     * more conservative of the two, always, so a node that answers `finalized` with its latest block
+     * (Hardhat, some providers and chains) is never taken at its word. Default per known chain
+     * ({@link FINALITY_DEPTHS}), else {@link DEFAULT_FINALITY_DEPTH}. Unused on `tron` (solidified blocks).
      */
-    finalityDepth: z.number().int().min(1).max(100_000).default(64),
+    finalityDepth: z.number().int().min(1).max(100_000).optional(),
   })
   .superRefine((network, ctx) => {
     const tiers = network.confirmations;
@@ -139,7 +142,50 @@ export const networkSchema = z
         }
       }
     });
-  });
+  })
+  .transform((network) => ({
+    ...network,
+    finalityDepth: network.finalityDepth ?? defaultFinalityDepth(network.chainId),
+  }));
+
+/**
+ * `finalityDepth` by chain id where the network file gives none: a depth behind which that chain's
+ * blocks are not known to be replaced in practice, whatever its nodes say about finality.
+ */
+export const FINALITY_DEPTHS: Readonly<Record<number, number>> = {
+  // Ethereum and its testnets (Sepolia, Holesky, Hoodi): two epochs, what `finalized` trails by.
+  1: 64,
+  11155111: 64,
+  17000: 64,
+  560048: 64,
+  // BNB Smart Chain and its testnet: fast finality trails by 2-3 blocks; 15 is the usual margin.
+  56: 15,
+  97: 15,
+  // Polygon PoS and Amoy: history of deep reorganisations before milestones.
+  137: 256,
+  80002: 256,
+  // Rollups (OP Mainnet, Base, Arbitrum One and their testnets): their `finalized` follows L1
+  // finality and is far deeper; the depth only guards against a node that answers its latest block.
+  10: 64,
+  8453: 64,
+  42161: 64,
+  11155420: 64,
+  84532: 64,
+  421614: 64,
+  // Avalanche C-Chain and Fuji: final at acceptance, which nodes answer as `finalized` = latest.
+  43114: 12,
+  43113: 12,
+};
+/** `finalityDepth` of a chain that is not in {@link FINALITY_DEPTHS} (anvil's own lag of two epochs). */
+export const DEFAULT_FINALITY_DEPTH = 64;
+
+/** The finality depth a network runs when its entry gives none. */
+export const defaultFinalityDepth = (chainId: number): number =>
+  FINALITY_DEPTHS[chainId] ?? DEFAULT_FINALITY_DEPTH;
+
+/** Blocks the deepest confirmation tier waits for: the reorg window of the network's follower covers them. */
+export const deepestTier = (network: Pick<NetworkConfig, 'confirmations'>): number =>
+  Math.max(...network.confirmations.map((t) => t.blocks));
 
 export const networkFileSchema = z
   .object({ networks: z.array(networkSchema).min(1) })

@@ -22,6 +22,8 @@ const PLAYER_FUNDING = '100000';
 const MERCHANT_FUNDING = '100000';
 /** Small dev confirmation tiers, so a demo payment settles in seconds. */
 const DEV_CONFIRMATIONS = [{ below: '1000', blocks: 2 }, { below: '10000', blocks: 4 }, { blocks: 6 }];
+/** Blocks behind the head a dev block is final: anvil's `finalized` lag with two-slot epochs. */
+const DEV_FINALITY_DEPTH = 4;
 const DEPOSIT_FEE = { USDT: '0.5', USDC: '0.5', DAI: '0.5' } as Record<string, string>;
 
 export interface DevChain {
@@ -171,6 +173,9 @@ function networkFileFor(chains: DevChain[]): NetworkFile {
       chainId: chain.chainId,
       rpcUrls: [chain.rpcUrl],
       confirmations: DEV_CONFIRMATIONS,
+      // The service's finality rule takes the more conservative of the node's `finalized` block and
+      // this depth: anvil's own lag here (--slots-in-an-epoch 2), not the default of 64 blocks.
+      finalityDepth: DEV_FINALITY_DEPTH,
       pollIntervalMs: 1_000,
       tokens: Object.values(chain.contracts.tokens).map((t) => ({
         symbol: t.symbol,

@@ -56,7 +56,13 @@ export const ChainFollowerSchema = defineEntity({
     since: p.datetime(),
     headNumber: p.bigint('number').nullable(),
     headTimestamp: p.bigint('number').nullable(),
+    /** The service's final block (finality.ts), never moved back. */
     finalizedNumber: p.bigint('number').nullable(),
+    /** The highest `finalized` block the node reported (null: it serves none). */
+    nodeFinalizedNumber: p.bigint('number').nullable(),
+    /** Why the node is not trusted now (its finality went back); nothing settles until it is cleared. */
+    nodeProblem: p.text().nullable(),
+    nodeProblemSince: p.datetime().nullable(),
     tickedAt: p.datetime().nullable(),
   },
 });

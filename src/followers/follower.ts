@@ -2,7 +2,8 @@ import type { NetworkConfig } from '../chains/networks.ts';
 import type { BlockHeader } from '../chains/types.ts';
 import type { EntityManager } from '../db/orm.ts';
 import type { Logger } from '../lib/logger.ts';
-import { loadCursor, loadWindow, moveCursor, saveWindow } from './store.ts';
+import { type FinalityState, type FinalityVerdict, judgeFinality, windowFloor } from './finality.ts';
+import { loadCursor, loadFinality, loadWindow, moveCursor, saveNodeProblem, saveWindow } from './store.ts';
 import type { ChainSource, Consumer, FollowerEvent, TickContext } from './types.ts';
 import { BlockWindow } from './window.ts';
 
@@ -11,13 +12,18 @@ import { BlockWindow } from './window.ts';
  * headers up to the head, tells every consumer about a reorganisation first (rewinding its cursor to
  * the common ancestor), then feeds it the blocks after its cursor with its logs, one transaction per
  * chunk together with the cursor. Final blocks are read by range; unfinalized ones by block hash, so
- * logs and headers always describe the same chain. Only the leader of a network ticks; `fence`
- * refuses a transaction of a follower that lost its leadership (leadership.ts).
+ * logs and headers always describe the same chain. What is final is the service's decision, never the
+ * node's word alone (finality.ts); the window always holds the deepest confirmation tier's blocks, and a
+ * node that contradicts itself is reported and settles nothing. Only the leader of a network ticks;
+ * `fence` refuses a transaction of a follower that lost its leadership (leadership.ts).
  */
 
 /** Blocks a stream may advance per tick, so one tick of a long backfill stays short. */
 export const MAX_BLOCKS_PER_TICK = 100_000;
-/** Unfinalized blocks kept at most; deeper ones count as final (a node whose finality stalls). */
+/**
+ * Unfinalized blocks kept at most (unless the deepest confirmation tier needs more); deeper ones are
+ * read by range, as if final, but settle nothing until the service's final block reaches them.
+ */
 export const MAX_WINDOW_BLOCKS = 2_048;
 
 export interface FollowerDeps {
@@ -38,6 +44,8 @@ export interface TickResult {
   caughtUp: boolean;
   /** Reorganisation handled this tick: the common ancestor. */
   reorg?: BlockHeader;
+  /** The node contradicted itself this tick (nothing was settled): why. */
+  inconsistent?: string;
 }
 
 export type Follower = ReturnType<typeof createFollower>;
@@ -47,6 +55,10 @@ export function createFollower(deps: FollowerDeps) {
   const networkId = deps.network.id;
   const log = deps.logger.child({ follower: networkId });
   let window: BlockWindow | undefined;
+  /** What the service holds final (loaded on the first tick; chain_followers keeps it across leaders). */
+  let known: FinalityState | undefined;
+  /** The node's current inconsistency, once logged. */
+  let problem: string | undefined;
 
   /** A transaction of this follower: fenced, then `work`. */
   const transaction = <T>(work: (tx: EntityManager) => Promise<T>) =>
@@ -57,8 +69,16 @@ export function createFollower(deps: FollowerDeps) {
 
   async function tick(): Promise<TickResult> {
     const head = await source.head();
-    const finalized = await source.finalized(head);
-    const floor = Math.max(finalized + 1, head.number - MAX_WINDOW_BLOCKS + 1);
+    const nodeFinalized = await source.nodeFinalized(head);
+    known ??= await loadFinality(deps.fork(), networkId);
+    const verdict = judgeFinality(known, head.number, nodeFinalized, source.finality.depth);
+    if (!verdict.ok) return distrust(head, nodeFinalized, verdict);
+    if (problem) {
+      log.warn('the node is consistent again; settling resumes', { head: head.number, nodeFinalized });
+      problem = undefined;
+    }
+    const finalized = verdict.state.final;
+    const floor = windowFloor(head.number, finalized, source.finality.window, MAX_WINDOW_BLOCKS);
     window ??= new BlockWindow(await loadWindow(deps.fork(), networkId, floor));
     let sync: Awaited<ReturnType<BlockWindow['sync']>>;
     try {
@@ -68,10 +88,14 @@ export function createFollower(deps: FollowerDeps) {
       throw error;
     }
     if (sync.kind === 'reorg') {
-      log.warn('reorganisation', { ancestor: sync.ancestor.number, head: head.number });
+      const settled = known?.final ?? -1;
+      const fields = { ancestor: sync.ancestor.number, head: head.number, final: settled };
+      // Deeper than what was already final: what was settled there stays settled (consumers say what).
+      if (sync.ancestor.number < settled) log.error('reorganisation below the final block', fields);
+      else log.warn('reorganisation', fields);
       for (const consumer of consumers) await rewind(consumer, sync.ancestor, head);
     }
-    window.prune(Math.max(finalized, floor - 1));
+    window.prune(floor - 1);
     await transaction((tx) =>
       saveWindow(tx, networkId, {
         from: sync.kind === 'reorg' ? sync.ancestor.number + 1 : undefined,
@@ -79,8 +103,10 @@ export function createFollower(deps: FollowerDeps) {
         pruneTo: window!.start === undefined ? head.number : window!.start - 1,
         head,
         finalized,
+        nodeFinalized: verdict.state.nodeFinalized,
       }),
     );
+    known = verdict.state;
     let caughtUp = true;
     for (const consumer of consumers) {
       const cursor = await advance(consumer, head, finalized, floor);
@@ -88,6 +114,29 @@ export function createFollower(deps: FollowerDeps) {
       await consumer.afterTick?.({ head, finalized, cursor, transaction } satisfies TickContext);
     }
     return { head, finalized, caughtUp, ...(sync.kind === 'reorg' ? { reorg: sync.ancestor } : {}) };
+  }
+
+  /**
+   * The node contradicts itself: logged at error level (once per problem) and shown to operators; no
+   * consumer hears of this tick, so nothing is settled, released or sent on the node's word until it
+   * is consistent again.
+   */
+  async function distrust(
+    head: BlockHeader,
+    nodeFinalized: number | null,
+    verdict: Extract<FinalityVerdict, { ok: false }>,
+  ): Promise<TickResult> {
+    if (problem !== verdict.problem) {
+      log.error('the node is inconsistent; nothing settles on this network until it is consistent again', {
+        problem: verdict.problem,
+        head: head.number,
+        nodeFinalized,
+        final: verdict.state.final,
+      });
+      problem = verdict.problem;
+    }
+    await transaction((tx) => saveNodeProblem(tx, networkId, head, verdict.problem));
+    return { head, finalized: verdict.state.final, caughtUp: true, inconsistent: verdict.problem };
   }
 
   /** Undoes a consumer's blocks above `ancestor` and moves its cursor there, in one transaction. */
@@ -125,10 +174,12 @@ export function createFollower(deps: FollowerDeps) {
       }
     }
     if (cursor.number < floor - 1) return cursor; // still in the final range: next tick
-    if (!onFollowedChain(cursor, floor)) {
-      // The cursor sits on a block the window does not hold (a crash between a window update and a
-      // rewind): start the stream again from the last final block; every handler is idempotent.
-      const base = await finalHeader(floor - 1);
+    if (!(await onFollowedChain(cursor, floor, head))) {
+      // The cursor's block is not the canonical block at its height (a crash between a window update
+      // and a rewind, a window reread from the database, a head that went below it): a reorganisation,
+      // found by hash. Start the stream again from the last final block (below the cursor's own);
+      // every handler is idempotent.
+      const base = await finalHeader(Math.min(floor - 1, cursor.number - 1));
       log.warn('stream cursor is off the followed chain; rewinding to the last final block', {
         stream: consumer.stream,
         cursor: cursor.number,
@@ -169,12 +220,19 @@ export function createFollower(deps: FollowerDeps) {
     });
   }
 
-  /** Whether the cursor is a block of the followed chain: in the window, or the final block under it. */
-  function onFollowedChain(cursor: BlockHeader, floor: number): boolean {
+  /**
+   * Whether the cursor is a block of the followed chain, by hash: the window's block at its height (or
+   * the parent of the window's first block), else the node's canonical block there.
+   */
+  async function onFollowedChain(cursor: BlockHeader, floor: number, head: BlockHeader): Promise<boolean> {
     if (cursor.number < 0) return true;
     const expected =
       cursor.number >= floor ? window!.get(cursor.number)?.hash : window!.get(floor)?.parentHash;
-    return expected === undefined || expected === cursor.hash;
+    if (expected !== undefined) return expected === cursor.hash;
+    // At the head (a Tron stream always is: its window is empty): no request needed.
+    if (cursor.number === head.number) return head.hash === cursor.hash;
+    const [canonical] = await source.headers([cursor.number]);
+    return canonical?.hash === cursor.hash;
   }
 
   /** The stream's stored cursor, or where it starts (not stored yet). */

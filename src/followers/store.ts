@@ -1,5 +1,6 @@
 import type { BlockHeader } from '../chains/types.ts';
 import type { EntityManager } from '../db/orm.ts';
+import type { FinalityState } from './finality.ts';
 
 /** The follower's rows: stream cursors, the window of unfinalized headers, and what it last saw. */
 
@@ -105,7 +106,15 @@ export async function loadWindow(em: EntityManager, network: string, floor: numb
 export async function saveWindow(
   em: EntityManager,
   network: string,
-  change: { from?: number; added: BlockHeader[]; pruneTo: number; head: BlockHeader; finalized: number },
+  change: {
+    from?: number;
+    added: BlockHeader[];
+    pruneTo: number;
+    head: BlockHeader;
+    finalized: number;
+    /** The highest `finalized` block the node reported (null or absent: none). */
+    nodeFinalized?: number | null;
+  },
 ): Promise<void> {
   if (change.from !== undefined) {
     await em.execute('delete from chain_blocks where network = ? and number >= ?', [network, change.from]);
@@ -122,9 +131,38 @@ export async function saveWindow(
   }
   await em.execute('delete from chain_blocks where network = ? and number <= ?', [network, change.pruneTo]);
   await em.execute(
-    `update chain_followers set head_number = ?, head_timestamp = ?, finalized_number = ?, ticked_at = now()
+    `update chain_followers set head_number = ?, head_timestamp = ?, finalized_number = ?,
+            node_finalized_number = ?, node_problem = null, node_problem_since = null, ticked_at = now()
       where network = ?`,
-    [change.head.number, change.head.timestamp, change.finalized, network],
+    [change.head.number, change.head.timestamp, change.finalized, change.nodeFinalized ?? null, network],
+  );
+}
+
+/** What the service holds final on a network (finality.ts), or undefined before its first tick. */
+export async function loadFinality(em: EntityManager, network: string): Promise<FinalityState | undefined> {
+  const [row] = await em.execute<{ finalized: string | null; node: string | null }[]>(
+    `select finalized_number as finalized, node_finalized_number as node from chain_followers where network = ?`,
+    [network],
+  );
+  if (!row || row.finalized === null) return undefined;
+  return { final: Number(row.finalized), nodeFinalized: row.node === null ? null : Number(row.node) };
+}
+
+/**
+ * Records that the node contradicts itself (operators see it in `chainFollowers`): its head as it now
+ * says, the problem, and since when (kept while the problem lasts). The final block is left as it was.
+ */
+export async function saveNodeProblem(
+  em: EntityManager,
+  network: string,
+  head: BlockHeader,
+  problem: string,
+): Promise<void> {
+  await em.execute(
+    `update chain_followers set head_number = ?, head_timestamp = ?, node_problem = ?,
+            node_problem_since = coalesce(node_problem_since, now()), ticked_at = now()
+      where network = ?`,
+    [head.number, head.timestamp, problem, network],
   );
 }
 
@@ -145,7 +183,13 @@ export interface StreamStatus {
   owner: string | null;
   since: Date | null;
   headBlock: number | null;
+  /** The service's final block: never newer than the node's `finalized` nor `finalityDepth` behind the head. */
   finalizedBlock: number | null;
+  /** The highest `finalized` block the node reported (null: it serves none). */
+  nodeFinalizedBlock: number | null;
+  /** Why the node is not trusted now; nothing settles on the network while it is set. */
+  nodeProblem: string | null;
+  nodeProblemSince: Date | null;
   cursorBlock: number;
   /** Head minus cursor, in blocks and in the chain's seconds (null before the first tick). */
   lagBlocks: number | null;
@@ -160,21 +204,26 @@ export async function followerStatus(em: EntityManager): Promise<StreamStatus[]>
       network: string;
       stream: string;
       owner: string | null;
-      since: Date | null;
+      since: Date | string | null;
       head_number: string | null;
       head_timestamp: string | null;
       finalized_number: string | null;
+      node_finalized_number: string | null;
+      node_problem: string | null;
+      node_problem_since: Date | string | null;
       block_number: string;
       block_timestamp: string;
-      ticked_at: Date | null;
+      ticked_at: Date | string | null;
     }[]
   >(
     `select c.network, c.stream, f.owner, f.since, f.head_number, f.head_timestamp, f.finalized_number,
-            c.block_number, c.block_timestamp, f.ticked_at
+            f.node_finalized_number, f.node_problem, f.node_problem_since, c.block_number, c.block_timestamp, f.ticked_at
        from chain_cursors c left join chain_followers f on f.network = c.network
       order by c.network, c.stream`,
   );
   const num = (v: string | null) => (v === null ? null : Number(v));
+  // Raw rows carry timestamps as the driver's text; the GraphQL DateTime wants Dates.
+  const date = (v: Date | string | null) => (v === null ? null : new Date(v));
   return rows.map((r) => {
     const head = num(r.head_number);
     const headTime = num(r.head_timestamp);
@@ -184,13 +233,16 @@ export async function followerStatus(em: EntityManager): Promise<StreamStatus[]>
       network: r.network,
       stream: r.stream,
       owner: r.owner,
-      since: r.since,
+      since: date(r.since),
       headBlock: head,
       finalizedBlock: num(r.finalized_number),
+      nodeFinalizedBlock: num(r.node_finalized_number),
+      nodeProblem: r.node_problem,
+      nodeProblemSince: date(r.node_problem_since),
       cursorBlock: cursor,
       lagBlocks: head === null ? null : Math.max(0, head - cursor),
       lagSeconds: headTime === null || cursorTime === 0 ? null : Math.max(0, headTime - cursorTime),
-      tickedAt: r.ticked_at,
+      tickedAt: date(r.ticked_at),
     };
   });
 }

@@ -14,12 +14,13 @@ export const TRON_CHUNK_BLOCKS = 100;
  */
 export function tronSource(http: TronHttp): ChainSource {
   return {
+    finality: { depth: 0, window: 0 },
     async head() {
       const [head] = await solidifiedHeaders(http, [await blockNumber(http, true)]);
       if (!head) throw unavailable(`network ${http.networkId}: the solidified head is not available`);
       return head;
     },
-    finalized: async (head) => head.number,
+    nodeFinalized: async (head) => head.number,
     headers: (numbers) => solidifiedHeaders(http, numbers),
     async *finalLogs(filter, from, to) {
       for (let start = from; start <= to; start += TRON_CHUNK_BLOCKS) {

@@ -21,6 +21,7 @@ export type FollowerEvent =
       logs: EvmLog[];
       /** The head the follower is at (depth = head.number - block + 1). */
       head: BlockHeader;
+      /** The service's final block (finality.ts): never newer than the node's word or its depth rule. */
       finalized: number;
     }
   | { type: 'reorg'; ancestor: BlockHeader; head: BlockHeader }
@@ -29,6 +30,7 @@ export type FollowerEvent =
 /** Where a follower stands after a tick; handed to consumers' out-of-transaction work. */
 export interface TickContext {
   head: BlockHeader;
+  /** The service's final block (finality.ts): never newer than the node's word or its depth rule. */
   finalized: number;
   /** The stream's cursor: every block up to it is processed. */
   cursor: BlockHeader;
@@ -51,14 +53,25 @@ export interface Consumer {
 }
 
 /**
- * The chain as a follower reads it; one implementation per kind of network. Finality is the
- * source's: the EVM `finalized` tag where the node serves it, else a configured depth; on Tron the
- * solidified block.
+ * The chain as a follower reads it; one implementation per kind of network. The source reports what
+ * the node says; what the service treats as final is the follower's decision (finality.ts), never the
+ * node's word alone.
  */
 export interface ChainSource {
   head(): Promise<BlockHeader>;
-  /** The highest block that can no longer change, given the current head. */
-  finalized(head: BlockHeader): Promise<number>;
+  /**
+   * The block the node itself calls final (EVM: its `finalized` tag, null where it serves none; Tron:
+   * the solidified head). Raw: it may be ahead of `head` (another node answered) or behind what it
+   * said before (a node that lies); the follower judges it.
+   */
+  nodeFinalized(head: BlockHeader): Promise<number | null>;
+  /**
+   * The service's own rule for this chain: a block is final only at least `depth` blocks behind the
+   * head, and the window of unfinalized headers always holds at least the `window` newest blocks (the
+   * deepest confirmation tier), so a reorganisation before a tier's depth is always seen. Tron: 0, 0
+   * (the source reads solidified blocks only).
+   */
+  readonly finality: { depth: number; window: number };
   /** Headers of the given blocks (null where the node has none), in one round trip where possible. */
   headers(numbers: readonly number[]): Promise<(BlockHeader | null)[]>;
   /** Logs of final blocks [from, to] in consecutive chunks (a block range may be read in one query). */

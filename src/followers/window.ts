@@ -67,10 +67,12 @@ export class BlockWindow {
         this.blocks.push(...added);
         return { kind: 'extended', added };
       }
-    } else if (this.get(head.number)?.hash === head.hash) {
-      // A node behind the one that served the window: nothing new, nothing lost.
-      return { kind: 'unchanged' };
     }
+    // Otherwise the head does not extend the window: another block at the tip's height, or a head
+    // below the tip. Blocks above the head are not on the node's chain (a reorganisation back to a
+    // shorter chain, or a fail-over to a node that has not seen them): either way nothing may be
+    // settled on them, so they are released like any other reorganisation and found again if they
+    // come back.
     const ancestor = await this.commonAncestor(source);
     this.blocks = this.blocks.filter((b) => b.number <= ancestor.number);
     const added = await fetchLinked(source, ancestor.number + 1, head);

@@ -51,6 +51,12 @@ export function createMetrics(deps: { fork: () => EntityManager }): Metrics {
     labelNames: ['network'],
     registers: [registry],
   });
+  const inconsistent = new Gauge({
+    name: 'follower_node_inconsistent',
+    help: "1 while the network's node contradicts itself (finalized block or head went back): nothing settles there.",
+    labelNames: ['network'],
+    registers: [registry],
+  });
   const deliveries = new Gauge({
     name: 'webhook_deliveries',
     help: 'Webhook deliveries by state: pending (first attempt due), retrying, delivering, failed (dead).',
@@ -76,7 +82,9 @@ export function createMetrics(deps: { fork: () => EntityManager }): Metrics {
     lagBlocks.reset();
     lagSeconds.reset();
     sinceTick.reset();
+    inconsistent.reset();
     for (const s of await followerStatus(em)) {
+      inconsistent.set({ network: s.network }, s.nodeProblem ? 1 : 0);
       if (s.lagBlocks !== null) lagBlocks.set({ network: s.network, stream: s.stream }, s.lagBlocks);
       if (s.lagSeconds !== null) lagSeconds.set({ network: s.network, stream: s.stream }, s.lagSeconds);
       if (s.tickedAt)

@@ -24,7 +24,11 @@ interface Receipt {
   blockNumber: number;
 }
 
-export async function watchEvm(relayer: Relayer, network: NetworkConfig): Promise<void> {
+/**
+ * `final` is the service's final block, as the network's follower decided it this tick (a relay is done
+ * only once its block is at or below it); without one (tools, tests) it is read with the same rule.
+ */
+export async function watchEvm(relayer: Relayer, network: NetworkConfig, final?: number): Promise<void> {
   const wallet = relayer.wallet(network);
   if (!wallet) return;
   await kickStale(relayer, network);
@@ -57,13 +61,13 @@ export async function watchEvm(relayer: Relayer, network: NetworkConfig): Promis
   );
   const chainNonce = Number(BigInt(latestHex.result as string));
   const tuning = tuningOf(network);
-  const final = await finalizedBlock(client, network);
+  const finalBlock = final ?? (await finalizedBlock(client, network));
 
   for (const request of requests) {
     const mine = txs.filter((t) => Number(t.request.id) === request.id);
     const mined = mine.map((t) => ({ t, r: receipts.get(t.hash) })).find((x) => x.r);
     try {
-      if (mined) await onMined(relayer, network, client, request, mined.t, mined.r!, final);
+      if (mined) await onMined(relayer, network, client, request, mined.t, mined.r!, finalBlock);
       else if (chainNonce > Number(request.nonce)) await nonceTaken(relayer, client, request, mine);
       else await keepGoing(relayer, network, client, request, mine, tuning);
     } catch (error) {
@@ -197,15 +201,19 @@ async function onMined(
     await markDone(relayer, request.id);
 }
 
-/** The newest final block: the node's `finalized` tag where served, else `finalityDepth` behind the head. */
+/**
+ * The newest final block by the service's rule (src/followers/finality.ts): `finalityDepth` behind the
+ * head, and never newer than the node's `finalized` block where it serves one.
+ */
 async function finalizedBlock(client: EvmClient, network: NetworkConfig): Promise<number> {
   const [finalized, latest] = await client.transport.batch([
     { method: 'eth_getBlockByNumber', params: ['finalized', false] },
     { method: 'eth_blockNumber', params: [] },
   ]);
+  if (!latest?.ok) return -1;
+  const byDepth = Number(BigInt(latest.result as string)) - network.finalityDepth;
   const tagged = finalized?.ok ? (finalized.result as { number?: string } | null)?.number : undefined;
-  if (tagged) return Number(BigInt(tagged));
-  return latest?.ok ? Number(BigInt(latest.result as string)) - network.finalityDepth : -1;
+  return tagged ? Math.min(Number(BigInt(tagged)), byDepth) : byDepth;
 }
 
 /**

@@ -25,7 +25,7 @@ export function relayConsumer(relayer: Relayer, network: NetworkConfig): Consume
     // Fenced like the follower's own transactions: only the network's leader records relay outcomes.
     afterTick: (ctx) => {
       const fenced = relayer.fencedBy(ctx.transaction);
-      return network.kind === 'tron' ? watchTron(fenced, network) : watchEvm(fenced, network);
+      return network.kind === 'tron' ? watchTron(fenced, network) : watchEvm(fenced, network, ctx.finalized);
     },
   };
 }

@@ -59,7 +59,12 @@ export interface DepositFixture {
 }
 
 export async function depositFixture(
-  options: { kind?: 'evm' | 'tron'; sweepMinimum?: Record<string, string> } = {},
+  options: {
+    kind?: 'evm' | 'tron';
+    sweepMinimum?: Record<string, string>;
+    /** The node the service talks to on `eth` (a lying proxy in front of anvil); default anvil itself. */
+    rpcUrl?: string;
+  } = {},
 ): Promise<DepositFixture> {
   const kind = options.kind ?? 'evm';
   const network = kind === 'tron' ? 'tron' : 'eth';
@@ -75,7 +80,7 @@ export async function depositFixture(
     const node = await workerAnvil();
     provider = new JsonRpcProvider(node.rpcUrl, node.chainId, { staticNetwork: true, cacheTimeout: -1 });
     provider.pollingInterval = 20;
-    rpcUrl = node.rpcUrl;
+    rpcUrl = options.rpcUrl ?? node.rpcUrl;
     chainId = node.chainId;
   }
   const funded = kind === 'tron' ? fundedWallet : ethWallet;

@@ -46,6 +46,8 @@ export async function payoutFixture(
     env?: Record<string, string>;
     confirmations?: { below?: string; blocks: number }[];
     relay?: Record<string, unknown>;
+    /** The node the service talks to on `eth` (a lying proxy in front of anvil); default anvil itself. */
+    rpcUrl?: string;
   } = {},
 ): Promise<PayoutFixture> {
   const node = await workerAnvil();
@@ -65,7 +67,7 @@ export async function payoutFixture(
         id: 'eth',
         kind: 'evm',
         chainId: node.chainId,
-        rpcUrls: [node.rpcUrl],
+        rpcUrls: [options.rpcUrl ?? node.rpcUrl],
         confirmations: options.confirmations ?? [{ below: '1000', blocks: 2 }, { blocks: 4 }],
         tokens: Object.values(contracts.tokens).map((t) => ({
           symbol: t.symbol,

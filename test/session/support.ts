@@ -88,6 +88,8 @@ export async function sessionFixture(
     env?: Record<string, string>;
     /** Browser-facing routes to mount (the hosted page: `webPages`). */
     pages?: (app: App) => PageHandler[];
+    /** The node the service talks to (a lying proxy in front of anvil); default anvil itself. */
+    rpcUrl?: string;
   } = {},
 ): Promise<SessionFixture> {
   const node = await workerAnvil();
@@ -104,7 +106,7 @@ export async function sessionFixture(
         id: 'eth',
         kind: 'evm',
         chainId: node.chainId,
-        rpcUrls: [node.rpcUrl],
+        rpcUrls: [options.rpcUrl ?? node.rpcUrl],
         confirmations: options.confirmations ?? [
           { below: '1000', blocks: 3 },
           { below: '10000', blocks: 12 },

@@ -21,7 +21,25 @@ const StreamStatusRef = builder.objectRef<StreamStatus>('FollowerStream').implem
       description: 'When that process took it over.',
     }),
     headBlock: t.exposeInt('headBlock', { nullable: true }),
-    finalizedBlock: t.exposeInt('finalizedBlock', { nullable: true }),
+    finalizedBlock: t.exposeInt('finalizedBlock', {
+      nullable: true,
+      description:
+        'The block the service treats as final: never newer than the node’s `finalized` block nor `finalityDepth` blocks behind the head.',
+    }),
+    nodeFinalizedBlock: t.exposeInt('nodeFinalizedBlock', {
+      nullable: true,
+      description: 'The highest `finalized` block the node reported (null: it serves none).',
+    }),
+    nodeProblem: t.exposeString('nodeProblem', {
+      nullable: true,
+      description:
+        'Why the node is not trusted now (its `finalized` block went back, or its head fell below the service’s final block). Nothing settles on the network until it is consistent again.',
+    }),
+    nodeProblemSince: t.expose('nodeProblemSince', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'Since when the node has been inconsistent.',
+    }),
     cursorBlock: t.exposeInt('cursorBlock', { description: 'The last block the consumer has processed.' }),
     lagBlocks: t.exposeInt('lagBlocks', { nullable: true }),
     lagSeconds: t.exposeInt('lagSeconds', {
