@@ -30,6 +30,7 @@ import { entities } from '../src/modules/index.ts';
 import { PAYMENT_ROUTER } from '../src/modules/session/session.chain.ts';
 import { orderRefOf } from '../src/modules/session/session.service.ts';
 import { sessionChanged } from '../src/modules/session/session.transition.ts';
+import { type Figure, figure } from './report.ts';
 import { paymentChain, percentile } from './support.ts';
 
 const AMOUNT = 1_000_000n; // 1 USDC: the 3-block tier
@@ -37,7 +38,7 @@ const DEPTH = 3;
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ms = (n: number) => `${n.toFixed(0)} ms`;
 
-export async function main(argv = process.argv.slice(2)) {
+export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
   const { values } = parseArgs({
     args: argv,
     options: { payments: { type: 'string' }, 'kill-every': { type: 'string' }, pace: { type: 'string' } },
@@ -233,6 +234,19 @@ export async function main(argv = process.argv.slice(2)) {
     );
     await pubsub.close();
     await orm.close(true);
+    if (!t.length) throw new Error('no leader was killed: give more --payments or a shorter --kill-every');
+    return [
+      figure('payment → completed p95, leader killed', p95(killed.latencies), 'ms', {
+        baseline: p95(calm.latencies),
+        target: { of: 'ratio', op: '≤', bound: 3 },
+      }),
+      figure('takeover after SIGKILL, max', t.at(-1)!, 'ms', {
+        target: { of: 'value', op: '≤', bound: 15_000 },
+      }),
+      figure('completion notice p95 (vs polling)', p95(lags), 'ms', {
+        target: { of: 'value', op: '<', bound: 200 },
+      }),
+    ];
   } finally {
     for (const w of workers) w.kill('SIGKILL');
     await anvil.stop();
