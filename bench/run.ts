@@ -27,6 +27,8 @@ const BENCHES: Record<string, string[]> = {
   batch: ['--items', '5'],
   deposits: ['--addresses', '1000', '--blocks', '100', '--transfers', '200', '--reads', '10'],
   hosted: ['--sessions', '10', '--loads', '2'],
+  cli: ['--runs', '2'],
+  startup: [],
 };
 
 const here = path.dirname(fileURLToPath(import.meta.url));
