@@ -6,9 +6,9 @@
  *
  * `--smoke` runs every bench at small sizes (seconds each): its figures say nothing about speed, only
  * that each bench still runs and produces them; CI runs it so that a bench that breaks fails the day it
- * breaks. A bench that throws, or returns no figures, is reported and the others still run; the exit
- * code is then 1 and the last line names the failed benches. `--json FILE` writes the rows (and the
- * failures) for comparing two runs.
+ * breaks. A bench that throws, returns no figures or overruns its time (5 minutes in a smoke run) is
+ * reported and the others still run; the exit code is then 1 and the last line names the failed
+ * benches. `--json FILE` writes the rows (and the failures) for comparing two runs.
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -31,6 +31,9 @@ const BENCHES: Record<string, string[]> = {
   startup: [],
 };
 
+/** A bench still running after this long is reported as failed and the run goes on without it. */
+const GIVE_UP_S = { smoke: 300, full: 3600 };
+
 const here = path.dirname(fileURLToPath(import.meta.url));
 const { values, positionals } = parseArgs({
   options: { smoke: { type: 'boolean' }, json: { type: 'string' } },
@@ -48,7 +51,14 @@ for (const name of chosen) {
   try {
     if (!(name in BENCHES) || !existsSync(file)) throw new Error('no such benchmark');
     const mod = (await import(pathToFileURL(file).href)) as { main: (argv?: string[]) => Promise<Figure[]> };
-    const figures = await mod.main(values.smoke ? BENCHES[name] : []);
+    const limit = values.smoke ? GIVE_UP_S.smoke : GIVE_UP_S.full;
+    let timer: NodeJS.Timeout | undefined;
+    const figures = await Promise.race([
+      mod.main(values.smoke ? BENCHES[name] : []),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`still running after ${limit} s`)), limit * 1000);
+      }),
+    ]).finally(() => clearTimeout(timer));
     if (!figures?.length) throw new Error('produced no figures');
     rows.push(...figures.map((f) => ({ ...f, bench: name })));
   } catch (error) {
