@@ -19,12 +19,13 @@ import { createFollower } from '../src/followers/follower.ts';
 import { depositNetworkOf } from '../src/modules/deposit/deposit.chain.ts';
 import { DEPOSITS_STREAM, depositConsumer } from '../src/modules/deposit/deposit.consumer.ts';
 import { TRANSFER_TOPIC } from '../src/modules/deposit/deposit.scan.ts';
+import { type Figure, figure } from './report.ts';
 import { benchApp, percentile } from './support.ts';
 
 const PER_TX = 100;
 const NETWORKS = ['eth', 'bsc', 'polygon'];
 
-export async function main(argv = process.argv.slice(2)) {
+export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -198,6 +199,15 @@ export async function main(argv = process.argv.slice(2)) {
         `ratio p50 ${(percentile(balanceMs, 0.5) / percentile(bareMs, 0.5)).toFixed(2)}×`,
     );
     await app.close();
+    return [
+      figure(`scanner, ${scanned} blocks`, scanSeconds, 's', {
+        baseline: rawSeconds,
+        ratio: rawSeconds / scanSeconds,
+      }),
+      figure('balance read p50 (3 networks × 3 tokens)', percentile(balanceMs, 0.5), 'ms', {
+        baseline: percentile(bareMs, 0.5),
+      }),
+    ];
   } finally {
     for (const a of anvils) await a.stop();
     await db.stop();

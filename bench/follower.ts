@@ -14,6 +14,7 @@ import { PAYMENT_ROUTER, PAYMENT_TOPIC } from '../src/modules/session/session.ch
 import { sessionConsumer } from '../src/modules/session/session.consumer.ts';
 import { Session } from '../src/modules/session/session.entity.ts';
 import { orderRefOf } from '../src/modules/session/session.service.ts';
+import { type Figure, figure } from './report.ts';
 import { benchApp, paymentChain, percentile } from './support.ts';
 
 const AMOUNT = 1_000_000n; // 1 USDC: the 3-block tier
@@ -21,7 +22,7 @@ const DEPTH = 3;
 
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 
-export async function main(argv = process.argv.slice(2)) {
+export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -176,6 +177,19 @@ export async function main(argv = process.argv.slice(2)) {
       `   (b) end to end (+ claims, confirmation, settlement, webhooks):  ${settleSeconds.toFixed(3)} s  ratio ${(baseline / settleSeconds).toFixed(3)}, ${(backfillPayments / settleSeconds).toFixed(0)} sessions/s`,
     );
     await app.close();
+    return [
+      // Baseline: half the poll interval, the wait a payment at a random moment of the cycle expects.
+      figure('detection latency p50', percentile(latencies, 0.5), 'ms', { baseline: pollMs / 2 }),
+      figure(`backfill to ledger, ${blocks} blocks`, ledgerSeconds, 's', {
+        baseline,
+        ratio: baseline / ledgerSeconds,
+        target: { of: 'ratio', op: '≥', bound: 0.5 },
+      }),
+      figure(`backfill end to end, ${blocks} blocks`, settleSeconds, 's', {
+        baseline,
+        ratio: baseline / settleSeconds,
+      }),
+    ];
   } finally {
     await anvil.stop();
     await db.stop();

@@ -1,7 +1,7 @@
 /**
  * Gas benchmark of the payout routers against plain ERC-20 `transferFrom`s, on a fresh anvil.
  *
- *   npx tsx bench/gas.ts
+ *   npx tsx bench/gas.ts [--batch 100]
  *
  * Every figure is `gasUsed` from a mined receipt. The batch and the plain transfers pay the *same* 100
  * fresh recipients: the chain is snapshotted before the batch and reverted after it, so every run writes
@@ -9,6 +9,7 @@
  */
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
 import {
   type Contract,
   getBytes,
@@ -20,6 +21,7 @@ import {
 } from 'ethers';
 import { startAnvil } from '../src/chains/anvil.ts';
 import { deployContract } from '../src/chains/contracts.ts';
+import { factoryArgs } from '../src/chains/deploy.ts';
 import {
   type BatchTypedData,
   buildBatchTypedData,
@@ -27,8 +29,8 @@ import {
   type PayoutTypedData,
   typesForEthers,
 } from '../src/chains/payout-typed-data.ts';
+import { type Figure, figure } from './report.ts';
 
-const BATCH_SIZE = 100;
 const AMOUNT = 1_000_000n; // 1 token at 6 decimals
 const BASE_TX_GAS = 21_000n;
 
@@ -44,6 +46,8 @@ export interface GasReport {
   rows: GasRow[];
   /** Batch gas per item (total / items) over plain per-transfer gas, for each plain baseline. */
   ratios: GasRow[];
+  /** The summary rows (baseline: Permit2 for single payouts, a plain transferFrom for a batch item). */
+  figures: Figure[];
 }
 
 async function receiptOf(
@@ -66,7 +70,7 @@ function freshRecipients(n: number): string[] {
 }
 
 /** Runs every measurement on the chain behind `rpcUrl` and returns the report. */
-export async function measureGas(rpcUrl: string, chainId: number): Promise<GasReport> {
+export async function measureGas(rpcUrl: string, chainId: number, batchSize = 100): Promise<GasReport> {
   // No request cache: back-to-back sends from one wallet must each see the fresh nonce.
   const provider = new JsonRpcProvider(rpcUrl, chainId, { staticNetwork: true, cacheTimeout: -1 });
   provider.pollingInterval = 50;
@@ -84,7 +88,12 @@ export async function measureGas(rpcUrl: string, chainId: number): Promise<GasRe
   const batch = await deployContract(deployer, 'BatchPayoutRouter');
   const multicall = await deployContract(deployer, 'Multicall3');
   const payment = await deployContract(deployer, 'PaymentRouter');
-  const factory = await deployContract(deployer, 'ForwarderFactory', [deployer.address, deployer.address]);
+  // The gateway's own constructor arguments (src/chains/deploy.ts), so a new one cannot break this bench.
+  const factory = await deployContract(
+    deployer,
+    'ForwarderFactory',
+    factoryArgs(deployer.address, { feeWallet: deployer.address, create2Prefix: '0xff' }),
+  );
 
   const asMerchant = token.contract.connect(merchant) as Contract;
   await receiptOf(token.contract.getFunction('mint')(merchant.address, AMOUNT * 10_000n));
@@ -175,21 +184,21 @@ export async function measureGas(rpcUrl: string, chainId: number): Promise<GasRe
   const one = await signBatch(freshRecipients(1), 1n);
   const batchOf1 = (await executeBatch(one.td, one.signature)).gasUsed;
 
-  const recipients = freshRecipients(BATCH_SIZE);
+  const recipients = freshRecipients(batchSize);
   const snapshot = (await provider.send('evm_snapshot', [])) as string;
   const big = await signBatch(recipients, 2n);
   const batchTotal = (await executeBatch(big.td, big.signature)).gasUsed;
-  const n = BigInt(BATCH_SIZE);
+  const n = BigInt(batchSize);
   rows.push({
     label: 'BatchPayoutRouter.executeBatch, 1 fresh recipient',
     gas: batchOf1,
     note: 'whole transaction',
   });
-  rows.push({ label: `BatchPayoutRouter.executeBatch, ${BATCH_SIZE} fresh recipients`, gas: batchTotal });
+  rows.push({ label: `BatchPayoutRouter.executeBatch, ${batchSize} fresh recipients`, gas: batchTotal });
   const batchPerItem = batchTotal / n;
-  rows.push({ label: '  per item (total / 100, base + signature amortised)', gas: batchPerItem });
+  rows.push({ label: `  per item (total / ${batchSize}, base + signature amortised)`, gas: batchPerItem });
   rows.push({
-    label: '  marginal per item ((total(100) - total(1)) / 99)',
+    label: `  marginal per item ((total(${batchSize}) - total(1)) / ${batchSize - 1})`,
     gas: (batchTotal - batchOf1) / (n - 1n),
   });
 
@@ -213,7 +222,7 @@ export async function measureGas(rpcUrl: string, chainId: number): Promise<GasRe
   const plainPerTx = plainTotal / n;
   const plainExcludingBase = plainPerTx - BASE_TX_GAS;
   const plainExecution = plainExcludingBase - plainCalldata / n;
-  rows.push({ label: `${BATCH_SIZE} plain token.transferFrom transactions, total`, gas: plainTotal });
+  rows.push({ label: `${batchSize} plain token.transferFrom transactions, total`, gas: plainTotal });
   rows.push({ label: '  per transaction (incl. 21000 base)', gas: plainPerTx });
   rows.push({
     label: '  per call excluding the 21000 base (calldata still included)',
@@ -236,8 +245,8 @@ export async function measureGas(rpcUrl: string, chainId: number): Promise<GasRe
   const multi = await receiptOf(
     (multicall.contract.connect(relayer) as Contract).getFunction('aggregate3')(calls),
   );
-  rows.push({ label: `${BATCH_SIZE} transferFroms in one tx via Multicall3.aggregate3`, gas: multi.gasUsed });
-  rows.push({ label: '  per transfer (total / 100)', gas: multi.gasUsed / n });
+  rows.push({ label: `${batchSize} transferFroms in one tx via Multicall3.aggregate3`, gas: multi.gasUsed });
+  rows.push({ label: `  per transfer (total / ${batchSize})`, gas: multi.gasUsed / n });
 
   // Context rows: deposit-side contracts.
   const payer = await fund(new Wallet(Wallet.createRandom().privateKey, provider));
@@ -311,7 +320,20 @@ export async function measureGas(rpcUrl: string, chainId: number): Promise<GasRe
     },
   ];
   provider.destroy();
-  return { rows, ratios };
+  const figures = [
+    figure('single payout, first nonce of a word', Number(singleCold), 'gas', {
+      baseline: Number(permitCold),
+      target: { of: 'ratio', op: '≤', bound: 1.1 },
+    }),
+    figure('single payout, word in use', Number(singleWarm), 'gas', {
+      baseline: Number(permitWarm),
+      target: { of: 'ratio', op: '≤', bound: 1.1 },
+    }),
+    figure(`batch per item (${batchSize} items)`, Number(batchPerItem), 'gas', {
+      baseline: Number(plainPerTx),
+    }),
+  ];
+  return { rows, ratios, figures };
 }
 
 function printReport(report: GasReport): void {
@@ -331,12 +353,13 @@ function printReport(report: GasReport): void {
 }
 
 /** Starts a fresh anvil, measures, prints the table and stops the node. */
-export async function main(): Promise<GasReport> {
+export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
+  const { values } = parseArgs({ args: argv, options: { batch: { type: 'string' } } });
   const node = await startAnvil({ chainId: 31337 });
   try {
-    const report = await measureGas(node.rpcUrl, node.chainId);
+    const report = await measureGas(node.rpcUrl, node.chainId, Number(values.batch ?? 100));
     printReport(report);
-    return report;
+    return report.figures;
   } finally {
     await node.stop();
   }

@@ -16,6 +16,7 @@ import { entities } from '../src/modules/index.ts';
 import { Session } from '../src/modules/session/session.entity.ts';
 import { entitySnapshot } from '../src/modules/session/session.service.ts';
 import { transitionSessions } from '../src/modules/session/session.transition.ts';
+import { type Figure, figure } from './report.ts';
 import { benchApp, percentile } from './support.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -25,7 +26,7 @@ const SPACING_MS = 30;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function main(argv = process.argv.slice(2)) {
+export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
   const { values } = parseArgs({
     args: argv,
     options: { sessions: { type: 'string' }, loads: { type: 'string' } },
@@ -36,6 +37,15 @@ export async function main(argv = process.argv.slice(2)) {
   const ms = (v: number) => `${v.toFixed(1).padStart(7)} ms`;
 
   const built = await webAssets();
+  const figures = [
+    figure('page JavaScript (gzip)', built.assets.get('page.js')!.gzip.length / 1024, 'kB', {
+      target: { of: 'value', op: '≤', bound: 50 },
+    }),
+    figure('page CSS (gzip)', built.assets.get('page.css')!.gzip.length / 1024, 'kB', {
+      target: { of: 'value', op: '≤', bound: 10 },
+    }),
+    figure('SDK (gzip)', built.sdk.gzip.length / 1024, 'kB', { target: { of: 'value', op: '≤', bound: 5 } }),
+  ];
   console.log('hosted page weight (gzip, as served)');
   console.log(`  page JavaScript ${kb(built.assets.get('page.js')!.gzip.length)}   (budget  50 kB)`);
   console.log(`  page CSS        ${kb(built.assets.get('page.css')!.gzip.length)}   (budget  10 kB)`);
@@ -85,6 +95,11 @@ export async function main(argv = process.argv.slice(2)) {
       wallClock.sort((a, b) => a - b);
       console.log(
         `time to first rendered step (${loads} loads, navigation start → step on screen, in the page):   p50 ${ms(percentile(firstStep, 0.5))}   p95 ${ms(percentile(firstStep, 0.95))}   (target < 1000 ms)`,
+      );
+      figures.push(
+        figure('first rendered step p95', percentile(firstStep, 0.95), 'ms', {
+          target: { of: 'value', op: '<', bound: 1000 },
+        }),
       );
       console.log(
         `  the same seen from the driver (goto → heading found, with playwright's own round trips): p50 ${ms(percentile(wallClock, 0.5))}   p95 ${ms(percentile(wallClock, 0.95))}`,
@@ -174,6 +189,14 @@ export async function main(argv = process.argv.slice(2)) {
     console.log(
       `  polled (/v1/hpp/status, ${POLL_MS} ms):    p50 ${ms(percentile(poll, 0.5))}   p95 ${ms(percentile(poll, 0.95))}   seen ${poll.length}/${sessions}`,
     );
+    if (push.length < sessions) throw new Error(`only ${push.length} of ${sessions} settlements were pushed`);
+    figures.push(
+      figure('settlement → page, pushed, p95', percentile(push, 0.95), 'ms', {
+        baseline: percentile(poll, 0.95),
+        target: { of: 'value', op: '<', bound: 200 },
+      }),
+    );
+    return figures;
   } finally {
     await worker.close(true);
     await http.close();

@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { signedHeaders } from '../src/modules/auth/request-signing.ts';
+import { type Figure, figure } from './report.ts';
 import { percentile } from './support.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -121,7 +122,7 @@ function spawnServer(kind: 'service' | 'baseline', databaseUrl: string) {
   });
 }
 
-export async function main(argv = process.argv.slice(2)) {
+export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
   const { values } = parseArgs({
     args: argv,
     options: { requests: { type: 'string' }, concurrency: { type: 'string' } },
@@ -193,6 +194,13 @@ export async function main(argv = process.argv.slice(2)) {
         `load generator: ${perRequest(c1.load - c0.load)} vs ${perRequest(c2.load - c1.load)}; idle: ${perRequest(c1.idle - c0.idle)} vs ${perRequest(c2.idle - c1.idle)}`,
       );
     }
+    return [
+      figure('signed read route throughput', service.rps, 'req/s', {
+        baseline: baseline.rps,
+        target: { of: 'ratio', op: '≥', bound: 0.5 },
+      }),
+      figure('signed read route p99', service.p99, 'ms', { baseline: baseline.p99 }),
+    ];
   } finally {
     baselineServer.stop();
     serviceServer.stop();

@@ -2,7 +2,7 @@
  * Payout relaying throughput, on a fresh anvil mining a block every second, an embedded PostgreSQL and
  * two real `npm run worker` processes (src/worker-main.ts):
  *
- *   npx tsx bench/payouts.ts [--payouts 200]
+ *   npx tsx bench/payouts.ts [--payouts 200] [--ceiling N]
  *
  * 1. The ceiling of the same node, measured first in the same run: raw signed transfers per second
  *    from one wallet (all signed up front, sent at once, until the last is mined).
@@ -25,13 +25,17 @@ import { authorizePayout } from '../src/modules/payout/payout.authorize.ts';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const rate = (n: number, ms: number) => (n / (ms / 1000)).toFixed(1);
 
+import { type Figure, figure } from './report.ts';
 import { payoutStack } from './support.ts';
 
 /** The bench fails when no payout settles for this long, naming the unsettled ones. */
 const STALL_MS = 60_000;
 
-export async function main(argv = process.argv.slice(2)) {
-  const { values } = parseArgs({ args: argv, options: { payouts: { type: 'string' } } });
+export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { payouts: { type: 'string' }, ceiling: { type: 'string' } },
+  });
   const count = Number(values.payouts ?? 200);
   const stack = await payoutStack('payouts', 'payoutRouter');
   const { provider, payer, rich, url, networks, dir } = stack;
@@ -39,7 +43,7 @@ export async function main(argv = process.argv.slice(2)) {
   try {
     // 1. The node's ceiling: one wallet's raw signed transfers — enough of them to span several 1 s
     // blocks, so the figure is a rate and not the luck of one block's timing.
-    const ceilingCount = Math.max(3000, count * 5);
+    const ceilingCount = Number(values.ceiling ?? Math.max(3000, count * 5));
     const sender = await rich();
     const start = Number(BigInt(await provider.send('eth_getTransactionCount', [sender.address, 'pending'])));
     const feeData = await provider.getFeeData();
@@ -61,7 +65,7 @@ export async function main(argv = process.argv.slice(2)) {
     await Promise.all(raws.map((raw) => provider.send('eth_sendRawTransaction', [raw])));
     while (
       Number(BigInt(await provider.send('eth_getTransactionCount', [sender.address, 'latest']))) <
-      start + count
+      start + ceilingCount
     )
       await new Promise((r) => setTimeout(r, 50));
     const ceilingMs = performance.now() - t0;
@@ -178,6 +182,11 @@ export async function main(argv = process.argv.slice(2)) {
       throw new Error(
         `payouts failed: ${failed.map((p) => `${p.id} (${p.failure_reason ?? 'no reason'})`).join(', ')}`,
       );
+    return [
+      figure('payouts authorize → completed', count / (payoutMs / 1000), 'payouts/s', {
+        baseline: ceilingCount / (ceilingMs / 1000),
+      }),
+    ];
   } finally {
     for (const w of workers) w.kill('SIGTERM');
     await Promise.all(

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { JsonRpcProvider, MaxUint256, parseEther, Wallet } from 'ethers';
 import { createApp } from '../src/app.ts';
 import { startAnvil } from '../src/chains/anvil.ts';
@@ -12,6 +13,23 @@ import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { DEFAULT_DEV_TOKENS, deployDevContracts } from '../src/devstack/deploy.ts';
 import { createLogger } from '../src/lib/logger.ts';
+
+/** The project's root directory. */
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * A package.json script as a program and its arguments, run without npm in between (npm puts
+ * node_modules/.bin first on PATH, so `node` is the project's pinned Node).
+ */
+export function script(name: string): { file: string; args: string[] } {
+  const scripts = (
+    JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    }
+  ).scripts;
+  const [program, ...args] = scripts[name]!.split(/\s+/);
+  return { file: path.join(ROOT, 'node_modules/.bin', program!), args };
+}
 
 /** The value below which a fraction `p` of the sorted samples fall (nearest rank); 0 for none. */
 export const percentile = (sorted: number[], p: number): number =>

@@ -2,7 +2,7 @@
  * Chain following across worker processes, on a fresh anvil and an embedded PostgreSQL, with two real
  * `npm run worker` processes (src/worker-main.ts) and the network's default poll interval:
  *
- *   npx tsx bench/takeover.ts [--payments 100] [--kill-every 20] [--pace 800]
+ *   npx tsx bench/takeover.ts [--payments 100] [--kill-every 20] [--pace 800] [--kills N]
  *
  * 1. Payment → `completed` latency over `--payments` payments (one every `--pace` ms), measured from
  *    the block that brings a payment to its confirmation depth to the committed completion: once with
@@ -30,6 +30,7 @@ import { entities } from '../src/modules/index.ts';
 import { PAYMENT_ROUTER } from '../src/modules/session/session.chain.ts';
 import { orderRefOf } from '../src/modules/session/session.service.ts';
 import { sessionChanged } from '../src/modules/session/session.transition.ts';
+import { type Figure, figure } from './report.ts';
 import { paymentChain, percentile } from './support.ts';
 
 const AMOUNT = 1_000_000n; // 1 USDC: the 3-block tier
@@ -37,14 +38,21 @@ const DEPTH = 3;
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ms = (n: number) => `${n.toFixed(0)} ms`;
 
-export async function main(argv = process.argv.slice(2)) {
+export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
   const { values } = parseArgs({
     args: argv,
-    options: { payments: { type: 'string' }, 'kill-every': { type: 'string' }, pace: { type: 'string' } },
+    options: {
+      payments: { type: 'string' },
+      'kill-every': { type: 'string' },
+      pace: { type: 'string' },
+      kills: { type: 'string' },
+    },
   });
   const payments = Number(values.payments ?? 100);
   const killEveryMs = Number(values['kill-every'] ?? 20) * 1000;
   const paceMs = Number(values.pace ?? 800);
+  /** At most this many kills in the killing round (a smoke run makes one). */
+  const maxKills = Number(values.kills ?? Number.POSITIVE_INFINITY);
 
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-takeover-'));
   const db = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), persistent: false });
@@ -166,11 +174,13 @@ export async function main(argv = process.argv.slice(2)) {
       const latencies: number[] = [];
       const notifyLags: number[] = [];
       const takeovers: number[] = [];
+      let pendingKills = 0;
       const started = performance.now();
       let nextKill = started + killEveryMs;
       const pending: Promise<void>[] = [];
       for (let i = 0; i < payments; i++) {
-        if (kill && performance.now() >= nextKill) {
+        if (kill && takeovers.length + pendingKills < maxKills && performance.now() >= nextKill) {
+          pendingKills++;
           nextKill += killEveryMs;
           const before = await leader();
           const victim = [...workers].find((w) => w.pid === pidOf(before));
@@ -185,6 +195,7 @@ export async function main(argv = process.argv.slice(2)) {
                 await new Promise((r) => setTimeout(r, 20));
               }
               takeovers.push(performance.now() - killedAt);
+              pendingKills--;
             })(),
           );
           startWorker().catch(() => {}); // a supervisor restarts it; it stands by
@@ -233,6 +244,19 @@ export async function main(argv = process.argv.slice(2)) {
     );
     await pubsub.close();
     await orm.close(true);
+    if (!t.length) throw new Error('no leader was killed: give more --payments or a shorter --kill-every');
+    return [
+      figure('payment → completed p95, leader killed', p95(killed.latencies), 'ms', {
+        baseline: p95(calm.latencies),
+        target: { of: 'ratio', op: '≤', bound: 3 },
+      }),
+      figure('takeover after SIGKILL, max', t.at(-1)!, 'ms', {
+        target: { of: 'value', op: '≤', bound: 15_000 },
+      }),
+      figure('completion notice p95 (vs polling)', p95(lags), 'ms', {
+        target: { of: 'value', op: '<', bound: 200 },
+      }),
+    ];
   } finally {
     for (const w of workers) w.kill('SIGKILL');
     await anvil.stop();

@@ -10,7 +10,7 @@
  * run (waker.ts), as a worker process does. Then
  * fairness: N/2 deliveries spread over healthy merchants and one whose endpoint sleeps 10 s, and the
  * healthy merchants' latency while it sleeps.
- *   npx tsx bench/webhooks.ts [--deliveries 2000] [--concurrency 8]
+ *   npx tsx bench/webhooks.ts [--deliveries 2000] [--concurrency 8] [--unloaded 100]
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -32,6 +32,7 @@ import { createLogger } from '../src/lib/logger.ts';
 import { enqueueWebhook } from '../src/modules/webhook/outbox.ts';
 import { PER_MERCHANT_IN_FLIGHT } from '../src/modules/webhook/schedule.ts';
 import { deliverWebhookTask } from '../src/modules/webhook/webhook.tasks.ts';
+import { type Figure, figure } from './report.ts';
 import { percentile } from './support.ts';
 
 const ADDERS = 8;
@@ -39,7 +40,6 @@ const ADDERS = 8;
 const HEALTHY = 4;
 /** How long the sleeping endpoint takes to answer (the attempt timeout is 10 s too). */
 const SLOW_MS = 10_000;
-const UNLOADED_SAMPLES = 100;
 const quiet = new Logger(() => () => {});
 
 /** Runs `count` adds from ADDERS concurrent loops; resolves when all are committed. */
@@ -64,11 +64,16 @@ function waitFor(check: () => boolean, timeoutMs = 300_000): Promise<void> {
   });
 }
 
-export async function main(argv = process.argv.slice(2)) {
+export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
   const { values } = parseArgs({
     args: argv,
-    options: { deliveries: { type: 'string' }, concurrency: { type: 'string' } },
+    options: {
+      deliveries: { type: 'string' },
+      concurrency: { type: 'string' },
+      unloaded: { type: 'string' },
+    },
   });
+  const unloadedSamples = Number(values.unloaded ?? 100);
   const n = Number(values.deliveries ?? 2000);
   const concurrency = Number(values.concurrency ?? 8);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-webhooks-'));
@@ -182,7 +187,7 @@ export async function main(argv = process.argv.slice(2)) {
 
   // Unloaded latency: one delivery at a time.
   const unloaded: number[] = [];
-  for (let i = 0; i < UNLOADED_SAMPLES; i++) {
+  for (let i = 0; i < unloadedSamples; i++) {
     const id = await enqueue(`cs_single_${i}`);
     await waitFor(() => arrived.has(id));
     unloaded.push(arrived.get(id)! - committed.get(id)!);
@@ -268,6 +273,16 @@ export async function main(argv = process.argv.slice(2)) {
   }
   await db.stop();
   rmSync(dir, { recursive: true, force: true });
+  return [
+    figure('delivery throughput', webhookRate, 'deliveries/s', {
+      baseline: baselineRate,
+      target: { of: 'ratio', op: '≥', bound: 0.5 },
+    }),
+    figure('enqueue → delivery p95 under load', p95, 'ms', { target: { of: 'value', op: '<', bound: 500 } }),
+    figure('healthy merchants p95 beside a sleeping one', fairP95, 'ms', {
+      target: { of: 'value', op: '<', bound: 500 },
+    }),
+  ];
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();

@@ -5,34 +5,55 @@
  * it runs against real infrastructure and starts nothing embedded.
  */
 import path from 'node:path';
-import { createApp } from './app.ts';
-import { loadNetworkFile, type NetworkFile } from './chains/networks.ts';
+import type { NetworkFile } from './chains/networks.ts';
 import { type Config, ConfigError, loadConfig, requireReadableFile } from './config.ts';
-import { migrate } from './db/migrate.ts';
-import { webPages } from './http/pages.ts';
-import { ListenError, startHttpServer } from './http/server.ts';
 import { createLogger } from './lib/logger.ts';
 import { stopOnSignals } from './lib/shutdown.ts';
 import type { Worker } from './worker/runner.ts';
-import { startWorker } from './worker/runner.ts';
+
+/**
+ * The service's own code. Loading it takes seconds of CPU, so start-up begins loading it before
+ * anything else and meanwhile starts the embedded database and chains (processes of their own).
+ */
+async function serviceCode() {
+  const [app, networks, migrate, pages, server, runner] = await Promise.all([
+    import('./app.ts'),
+    import('./chains/networks.ts'),
+    import('./db/migrate.ts'),
+    import('./http/pages.ts'),
+    import('./http/server.ts'),
+    import('./worker/runner.ts'),
+  ]);
+  return {
+    createApp: app.createApp,
+    loadNetworkFile: networks.loadNetworkFile,
+    migrate: migrate.migrate,
+    webPages: pages.webPages,
+    startHttpServer: server.startHttpServer,
+    startWorker: runner.startWorker,
+  };
+}
 
 /**
  * The embedded development stack (PostgreSQL, anvil, the Tron facade, demo provisioning), loaded only
  * when it runs: a production process never imports it, and the image installs none of its packages.
  */
 async function devStack() {
-  const [chains, database, provision, inbox] = await Promise.all([
+  // What starts the database and chains first; provisioning and the inbox (and tronweb, which
+  // provisioning imports) are only needed once the service is up.
+  const later = Promise.all([import('./devstack/provision.ts'), import('./devstack/webhook-inbox.ts')]);
+  later.catch(() => {});
+  const [chains, database] = await Promise.all([
     import('./devstack/chains.ts'),
     import('./devstack/database.ts'),
-    import('./devstack/provision.ts'),
-    import('./devstack/webhook-inbox.ts'),
   ]);
   return {
     startDevChains: chains.startDevChains,
     startDevDatabase: database.startDevDatabase,
     devSecretsKey: database.devSecretsKey,
-    provisionDemo: provision.provisionDemo,
-    webhookInbox: inbox.webhookInbox,
+    provisionDemo: async (...args: Parameters<typeof import('./devstack/provision.ts').provisionDemo>) =>
+      (await later)[0].provisionDemo(...args),
+    webhookInbox: async () => (await later)[1].webhookInbox,
   };
 }
 type DevStack = Awaited<ReturnType<typeof devStack>>;
@@ -69,32 +90,42 @@ async function main() {
   }
 
   async function start() {
-    if (config.embedded) {
+    const loading = serviceCode();
+    // Awaited below; a failure before then is reported there, not as an unhandled rejection.
+    loading.catch(() => {});
+    if (config.embedded)
       logger.info('no DATABASE_URL: starting the embedded development stack', { dataDir: config.dataDir });
-      dev = await devStack();
-      const db = await dev.startDevDatabase(config.dataDir, config.embeddedPgPort);
-      stops.push(() => db.server.stop());
+    if (config.networksFile)
+      requireReadableFile('NETWORKS_FILE', config.networksFile, 'a readable JSON network file');
+    if (config.embedded || !config.networksFile) dev = await devStack();
+    // The embedded database and the local chains start side by side: neither waits on the other.
+    const [db, chains] = await Promise.allSettled([
+      config.embedded ? dev!.startDevDatabase(config.dataDir, config.embeddedPgPort) : undefined,
+      config.networksFile ? undefined : dev!.startDevChains(path.join(config.dataDir, 'chains'), logger),
+    ]);
+    if (db.status === 'fulfilled' && db.value) {
+      const server = db.value.server;
+      stops.push(() => server.stop());
       config = {
         ...config,
-        databaseUrl: db.url,
-        secretsKey: config.secretsKey ?? dev.devSecretsKey(config.dataDir),
+        databaseUrl: db.value.url,
+        secretsKey: config.secretsKey ?? dev!.devSecretsKey(config.dataDir),
       };
     }
-    if (config.networksFile) {
-      requireReadableFile('NETWORKS_FILE', config.networksFile, 'a readable JSON network file');
-      networks = loadNetworkFile(config.networksFile);
-    } else {
-      dev ??= await devStack();
-      devChains = await dev.startDevChains(path.join(config.dataDir, 'chains'), logger);
+    if (chains.status === 'fulfilled' && chains.value) {
+      devChains = chains.value;
       stops.push(() => devChains!.stop());
-      networks = devChains.networks;
     }
+    if (db.status === 'rejected') throw db.reason;
+    if (chains.status === 'rejected') throw chains.reason;
+    const { createApp, loadNetworkFile, migrate, startHttpServer, startWorker, webPages } = await loading;
+    networks = devChains ? devChains.networks : loadNetworkFile(config.networksFile!);
     if (!config.secretsKey) throw new ConfigError('SECRETS_KEY is required outside the embedded stack');
 
     await migrate(config.databaseUrl!);
     const app = await createApp({ config, networks, logger });
     stops.unshift(() => app.close());
-    const pages = dev && devChains ? [...webPages(app), dev.webhookInbox(app)] : webPages(app);
+    const pages = dev && devChains ? [...webPages(app), (await dev.webhookInbox())(app)] : webPages(app);
     const http = await startHttpServer(app, { pages });
     stops.unshift(() => http.close());
     const baseUrl = config.publicBaseUrl ?? `http://localhost:${new URL(http.url).port}`;
@@ -113,7 +144,8 @@ async function main() {
 
 main().catch((error: unknown) => {
   if (error instanceof ConfigError) console.error(error.message);
-  else if (error instanceof ListenError) console.error(`startup failed: ${error.message}`);
+  else if ((error as Error).name === 'ListenError')
+    console.error(`startup failed: ${(error as Error).message}`);
   else if (
     (error as { code?: string }).code === 'ECONNREFUSED' ||
     (error as { code?: string }).code === 'ENOTFOUND'

@@ -14,7 +14,7 @@ import { createTronHttp } from './tron/http.ts';
 
 /**
  * `npm run cli -- contracts:deploy`: deploys the gateway's contracts to one network of a network file
- * (an EVM JSON-RPC node, or a Tron node's HTTP API), from the key in `keyFile` (a 0x-hex private key; a file, so it never sits in the shell history or
+ * (an EVM JSON-RPC node, or a Tron node's HTTP API), from the key in `keyFile` (64 hex characters, 0x optional; a file, so it never sits in the shell history or
  * the environment), verifies them with reads, and writes their addresses into that network's
  * `contracts` and its `feeWallet` (the rest of the file is kept as it was). The key pays the gas and
  * owns the factory unless `owner` is given; the network's relayer wallet is made a sweeper.
@@ -33,9 +33,11 @@ export async function deployToNetwork(opts: {
   const index = parsed.networks.findIndex((n) => n.id === opts.network);
   if (index < 0) throw new ConfigError(`${opts.file} has no network "${opts.network}"`);
   const network = parsed.networks[index]!;
-  const key = readFileSync(opts.keyFile, 'utf8').trim();
-  if (!/^0x[0-9a-fA-F]{64}$/.test(key))
-    throw new ConfigError(`${opts.keyFile}: expected a 0x-hex private key`);
+  // 64 hex characters, with or without 0x (key exports come both ways).
+  const text = readFileSync(opts.keyFile, 'utf8').trim();
+  if (!/^(0x)?[0-9a-fA-F]{64}$/.test(text))
+    throw new ConfigError(`${opts.keyFile}: expected a private key of 64 hex characters (0x optional)`);
+  const key = text.startsWith('0x') ? text : `0x${text}`;
   const { target, close } = await targetOf(network, key, opts.progress);
   try {
     const deployment = await deployGateway(target, {

@@ -1,16 +1,16 @@
 import { hostname, userInfo } from 'node:os';
 import type { ParseArgsOptionsConfig } from 'node:util';
-import type { App } from '../app.ts';
-import { deployToNetwork } from '../chains/deploy-cli.ts';
 import { ConfigError } from '../config.ts';
 import type { EntityManager } from '../db/orm.ts';
 import { tokenActive } from '../modules/auth/operator.service.ts';
 import type { Payout, PayoutStatus } from '../modules/payout/payout.entity.ts';
-import { relayerWallets, relayOf } from '../relay/relay.status.ts';
+import type { CliApp, CliServiceName } from './context.ts';
 
 /**
  * The operator CLI's commands, as a table: each names its options, says whether it needs the
- * database, and runs the same service operations GraphQL runs. Usage text is generated from it.
+ * database, names the services it calls, and runs the same service operations GraphQL runs. Usage
+ * and help are generated from it. Nothing heavy is imported here: a command loads what it runs
+ * (src/cli/context.ts builds only the services it names), so `help` answers at once.
  */
 
 type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
@@ -20,17 +20,21 @@ export interface CommandInput {
   values: Values;
   /** The value of a required option; a missing one stops with the usage. */
   need(option: string): string;
-  app: App;
+  app: CliApp;
   em: EntityManager;
 }
 
 export interface Command {
   name: string;
+  /** What it does, in one line (`help`). */
+  summary?: string;
   /** Its options as usage shows them. */
   synopsis: string;
   /** One more line of usage, when the options do not say it all. */
   note?: string;
   options: ParseArgsOptionsConfig;
+  /** The services it calls, built alone (src/cli/context.ts); unset: the whole app is built. */
+  services?: readonly CliServiceName[];
   run(input: CommandInput): Promise<unknown>;
 }
 
@@ -50,6 +54,8 @@ const command = (c: Command & { reads?: true }): Command =>
     ? c
     : {
         ...c,
+        // The audit log is written by the operator service: a command that names its services gets it too.
+        ...(c.services ? { services: [...new Set([...c.services, 'operators' as const])] } : {}),
         run: (input) =>
           input.app.services.operators.audit.run(
             input.em,
@@ -80,6 +86,8 @@ const many = { type: 'string', multiple: true } as const;
 export const COMMANDS: readonly (Command | StandaloneCommand)[] = [
   command({
     name: 'merchant:create',
+    summary: 'create a merchant',
+    services: ['merchants'],
     synopsis: '--name NAME [--webhook-url URL]',
     options: { name: text, 'webhook-url': text },
     run: ({ app, em, values, need }) =>
@@ -90,6 +98,8 @@ export const COMMANDS: readonly (Command | StandaloneCommand)[] = [
   }),
   command({
     name: 'merchant:update',
+    summary: "change a merchant's name, display name, webhook URL or switch, Tron payout wallet",
+    services: ['merchants'],
     synopsis:
       '--merchant ID [--name N] [--display-name N] [--webhook-url URL] [--webhooks on|off] [--tron-payout-wallet T…]',
     options: {
@@ -113,6 +123,8 @@ export const COMMANDS: readonly (Command | StandaloneCommand)[] = [
   }),
   command({
     name: 'key:issue',
+    summary: 'issue an API key (its secret is printed once)',
+    services: ['merchants'],
     synopsis: '--merchant ID [--label L]',
     options: { merchant: text, label: text },
     run: ({ app, em, values, need }) =>
@@ -120,6 +132,8 @@ export const COMMANDS: readonly (Command | StandaloneCommand)[] = [
   }),
   command({
     name: 'key:rotate',
+    summary: 'issue a new key and revoke the old one, after a grace period',
+    services: ['merchants'],
     synopsis: '--key ID [--grace-seconds N]',
     options: { key: text, 'grace-seconds': text },
     run: async ({ app, em, values, need }) => {
@@ -130,6 +144,8 @@ export const COMMANDS: readonly (Command | StandaloneCommand)[] = [
   }),
   command({
     name: 'key:revoke',
+    summary: 'revoke an API key now',
+    services: ['merchants'],
     synopsis: '--key ID',
     options: { key: text },
     run: async ({ app, em, need }) => {
@@ -139,6 +155,8 @@ export const COMMANDS: readonly (Command | StandaloneCommand)[] = [
   }),
   command({
     name: 'wallet:set',
+    summary: "set a merchant's settlement wallet on a network",
+    services: ['merchants'],
     synopsis: '--merchant ID --network NET --address ADDR',
     options: { merchant: text, network: text, address: text },
     run: async ({ app, em, need }) => {
@@ -154,6 +172,8 @@ export const COMMANDS: readonly (Command | StandaloneCommand)[] = [
   }),
   command({
     name: 'allowlist:set',
+    summary: "replace a merchant's IP allowlist",
+    services: ['merchants'],
     synopsis: '--merchant ID [--ip CIDR ...]',
     note: 'no --ip clears it: any address allowed',
     options: { merchant: text, ip: many },
@@ -164,6 +184,8 @@ export const COMMANDS: readonly (Command | StandaloneCommand)[] = [
   }),
   command({
     name: 'operator:token',
+    summary: 'create an operator token (GraphQL, /metrics, the console)',
+    services: ['operators'],
     synopsis: '--name NAME [--scope admin|read] [--expires-in 30d|12h|45m]',
     note: 'admin unless --scope read; the token is printed once',
     options: { name: text, scope: text, 'expires-in': text },
@@ -181,6 +203,8 @@ export const COMMANDS: readonly (Command | StandaloneCommand)[] = [
   }),
   command({
     name: 'operator:list',
+    summary: 'list operator tokens',
+    services: ['operators'],
     reads: true,
     synopsis: '',
     note: 'every operator token: name, scopes, created, last used, expiry, revoked',
@@ -199,6 +223,8 @@ export const COMMANDS: readonly (Command | StandaloneCommand)[] = [
   }),
   command({
     name: 'operator:revoke',
+    summary: 'revoke an operator token',
+    services: ['operators'],
     synopsis: '--id opt_…',
     note: 'refused from its next request on; its open WebSockets are closed',
     options: { id: text },
@@ -209,6 +235,8 @@ export const COMMANDS: readonly (Command | StandaloneCommand)[] = [
   }),
   command({
     name: 'payouts:list',
+    summary: 'list payouts, newest first',
+    services: ['payouts'],
     reads: true,
     synopsis: '[--merchant ID] [--status S] [--network NET] [--batch pb_…] [--first N]',
     options: { merchant: text, status: text, network: text, batch: text, first: text },
@@ -228,12 +256,15 @@ export const COMMANDS: readonly (Command | StandaloneCommand)[] = [
   }),
   command({
     name: 'payout:show',
+    summary: 'show a payout with its relays',
+    services: ['payouts'],
     reads: true,
     synopsis: '--payout ID',
     note: 'with its relays, every transaction and replacement',
     options: { payout: text },
     run: async ({ app, em, need }) => {
       const payout = await app.services.payouts.get(em, null, need('payout'));
+      const { relayOf } = await import('../relay/relay.status.ts');
       const relays = await relayOf(em, payout.batchId ? { batchId: payout.batchId } : { id: payout.id });
       return {
         ...payoutSummary(payout),
@@ -256,6 +287,8 @@ export const COMMANDS: readonly (Command | StandaloneCommand)[] = [
   }),
   command({
     name: 'batch:show',
+    summary: 'show a batch payout and its items',
+    services: ['batches'],
     reads: true,
     synopsis: '--batch pb_…',
     options: { batch: text },
@@ -277,14 +310,18 @@ export const COMMANDS: readonly (Command | StandaloneCommand)[] = [
   }),
   command({
     name: 'relayers',
+    summary: "show each network's relayer wallet",
+    services: ['relayer'],
     reads: true,
     synopsis: '',
     note: "each network's relayer wallet: balance, queue, out of gas",
     options: {},
-    run: ({ app, em }) => relayerWallets(app.services.relayer, em),
+    run: async ({ app, em }) =>
+      (await import('../relay/relay.status.ts')).relayerWallets(app.services.relayer, em),
   }),
   standalone({
     name: 'contracts:deploy',
+    summary: "deploy the gateway's contracts to a network and record them in its network file",
     synopsis:
       '--network-file F --network ID --key-file K --fee-wallet ADDR [--owner ADDR] [--sweeper ADDR ...]',
     note: "deploys the routers and the ForwarderFactory to the network's node, EVM or Tron, verifies them and writes their addresses into F; no database",
@@ -296,8 +333,8 @@ export const COMMANDS: readonly (Command | StandaloneCommand)[] = [
       owner: text,
       sweeper: many,
     },
-    run: ({ values, need }) =>
-      deployToNetwork({
+    run: async ({ values, need }) =>
+      (await import('../chains/deploy-cli.ts')).deployToNetwork({
         file: need('network-file'),
         network: need('network'),
         keyFile: need('key-file'),
@@ -317,6 +354,33 @@ export function usage(): string {
     return c.note ? `${line}\n  ${' '.repeat(width)} (${c.note})` : line;
   });
   return `usage: npm run cli -- <command> [options]\ncommands:\n${lines.join('\n')}`;
+}
+
+/** `help`: every command, one line each. */
+export function help(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  const lines = COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary ?? c.synopsis}`);
+  return `usage: npm run -s cli -- <command> [options]   (<command> --help for its options)\ncommands:\n${lines.join('\n')}`;
+}
+
+/** Whether a command needs SECRETS_KEY: merchant credentials are sealed with it. */
+export function needsSecretsKey(c: Command | StandaloneCommand): boolean {
+  return !('standalone' in c) && (!c.services || c.services.includes('merchants'));
+}
+
+/** `<command> --help`: its usage, what it does and what it needs. */
+export function commandHelp(c: Command | StandaloneCommand): string {
+  const needs =
+    'standalone' in c
+      ? 'needs: no database'
+      : `needs: DATABASE_URL and NETWORKS_FILE${needsSecretsKey(c) ? " and SECRETS_KEY (the gateway's)" : ''}, ` +
+        'or none of them on the embedded stack (with DATA_DIR and EMBEDDED_PG_PORT as npm start had them)';
+  return [
+    `usage: npm run -s cli -- ${c.name} ${c.synopsis}`.trimEnd(),
+    ...(c.summary ? [`  ${c.summary}`] : []),
+    ...(c.note ? [`  (${c.note})`] : []),
+    `  ${needs}`,
+  ].join('\n');
 }
 
 export function findCommand(name: string | undefined): Command | StandaloneCommand {

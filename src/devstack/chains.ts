@@ -7,7 +7,7 @@ import { networkFileSchema } from '../chains/networks.ts';
 import type { Logger } from '../lib/logger.ts';
 import { DEV_ACCOUNTS } from './accounts.ts';
 import { DEFAULT_DEV_TOKENS, type DevContracts, deployDevContracts, fundPlayers } from './deploy.ts';
-import { startTronDevNode, type TronDevNode } from './tron-facade/dev-node.ts';
+import { DEV_BLOCK_TIME_S, startTronDevNode, type TronDevNode } from './tron-facade/dev-node.ts';
 
 /** Local chains of the embedded stack: `eth` and `bsc` on anvil, `tron` on the facade (D10). */
 const EVM_CHAINS = [
@@ -50,52 +50,60 @@ export interface DevChains {
 export async function startDevChains(dir: string, logger: Logger): Promise<DevChains> {
   mkdirSync(dir, { recursive: true });
   const nodes: Array<AnvilNode | TronDevNode> = [];
-  const chains: DevChain[] = [];
-  try {
-    for (const chain of EVM_CHAINS) {
-      const node = await startAnvil({
+  const started = <T extends AnvilNode | TronDevNode>(node: T): T => {
+    nodes.push(node);
+    return node;
+  };
+  // The three chains start and deploy side by side: nothing of one waits on another.
+  const evm = EVM_CHAINS.map(async (chain): Promise<DevChain> => {
+    const node = started(
+      await startAnvil({
         chainId: chain.chainId,
         blockTime: BLOCK_TIME_S,
         stateFile: path.join(dir, `${chain.id}.anvil.json`),
         // anvil's `finalized` block is two epochs behind the head: 4 blocks, so deposits to standing
         // addresses are credited seconds after they land (mainnet Ethereum: about 13 minutes).
         args: ['--slots-in-an-epoch', '2'],
-      });
-      nodes.push(node);
-      const contracts = await ensureDeployed(
-        node.rpcUrl,
-        path.join(dir, `${chain.id}.deployment.json`),
-        logger,
-      );
-      chains.push({
-        id: chain.id,
-        kind: 'evm',
-        chainId: chain.chainId,
-        rpcUrl: node.rpcUrl,
-        evmRpcUrl: node.rpcUrl,
-        contracts,
-      });
-    }
-    const tron = await startTronDevNode({ stateBase: path.join(dir, 'tron') });
-    nodes.push(tron);
+      }),
+    );
     const contracts = await ensureDeployed(
-      tron.anvilRpcUrl,
+      node.rpcUrl,
+      path.join(dir, `${chain.id}.deployment.json`),
+      logger,
+    );
+    return {
+      id: chain.id,
+      kind: 'evm',
+      chainId: chain.chainId,
+      rpcUrl: node.rpcUrl,
+      evmRpcUrl: node.rpcUrl,
+      contracts,
+    };
+  });
+  const tron = (async (): Promise<DevChain> => {
+    const node = started(await startTronDevNode({ stateBase: path.join(dir, 'tron') }));
+    const contracts = await ensureDeployed(
+      node.anvilRpcUrl,
       path.join(dir, 'tron.deployment.json'),
       logger,
       true,
     );
-    chains.push({
+    return {
       id: 'tron',
       kind: 'tron',
-      chainId: tron.chainId,
-      rpcUrl: tron.url,
-      evmRpcUrl: tron.anvilRpcUrl,
+      chainId: node.chainId,
+      rpcUrl: node.url,
+      evmRpcUrl: node.anvilRpcUrl,
       contracts,
-    });
-  } catch (error) {
+    };
+  })();
+  const results = await Promise.allSettled([...evm, tron]);
+  const failed = results.find((r) => r.status === 'rejected');
+  if (failed) {
     await Promise.allSettled(nodes.map((n) => n.stop()));
-    throw error;
+    throw failed.reason;
   }
+  const chains = results.map((r) => (r as PromiseFulfilledResult<DevChain>).value);
   const networks = networkFileFor(chains);
   // The same network file a real deployment is given: an example of the format, and what
   // `npm run worker` needs to join the embedded stack from another process.
@@ -138,31 +146,48 @@ async function ensureDeployed(
       }
     }
     const deployer = new Wallet(DEV_ACCOUNTS.deployer.privateKey, provider);
-    const contracts = await deployDevContracts(deployer, {
-      tokens: DEFAULT_DEV_TOKENS.map((t) => ({ ...t, depositFee: DEPOSIT_FEE[t.symbol] ?? '0' })),
-      feeWallet: DEV_ACCOUNTS.feeWallet.address,
-      sweepers: [DEV_ACCOUNTS.relayer.address],
-      tronQuirks: tron,
-    });
-    await fundPlayers(
-      deployer,
-      contracts.tokens,
-      DEV_ACCOUNTS.players.map((p) => p.address),
-      PLAYER_FUNDING,
-    );
-    // The demo merchant pays out from its payout wallets (EVM: the settlement wallet; tron: its own).
-    await fundPlayers(
-      deployer,
-      contracts.tokens,
-      [DEV_ACCOUNTS.merchant.address, DEV_ACCOUNTS.tronPayout.address],
-      MERCHANT_FUNDING,
-    );
-    writeFileSync(file, `${JSON.stringify({ version: DEPLOYMENT_VERSION, ...contracts }, null, 2)}\n`);
-    logger.info('deployed dev contracts', { rpcUrl, paymentRouter: contracts.paymentRouter });
-    return contracts;
+    // Each transaction mined as it is sent, not on the next 1 s block: a dozen of them in a row made a
+    // fresh start wait that many seconds per chain. Blocks come every second again afterwards.
+    await provider.send('evm_setAutomine', [true]);
+    try {
+      return await deploy(deployer, file, logger, rpcUrl, tron);
+    } finally {
+      await provider.send('evm_setIntervalMining', [tron ? DEV_BLOCK_TIME_S : BLOCK_TIME_S]);
+    }
   } finally {
     provider.destroy();
   }
+}
+
+async function deploy(
+  deployer: Wallet,
+  file: string,
+  logger: Logger,
+  rpcUrl: string,
+  tron: boolean,
+): Promise<DevContracts> {
+  const contracts = await deployDevContracts(deployer, {
+    tokens: DEFAULT_DEV_TOKENS.map((t) => ({ ...t, depositFee: DEPOSIT_FEE[t.symbol] ?? '0' })),
+    feeWallet: DEV_ACCOUNTS.feeWallet.address,
+    sweepers: [DEV_ACCOUNTS.relayer.address],
+    tronQuirks: tron,
+  });
+  await fundPlayers(
+    deployer,
+    contracts.tokens,
+    DEV_ACCOUNTS.players.map((p) => p.address),
+    PLAYER_FUNDING,
+  );
+  // The demo merchant pays out from its payout wallets (EVM: the settlement wallet; tron: its own).
+  await fundPlayers(
+    deployer,
+    contracts.tokens,
+    [DEV_ACCOUNTS.merchant.address, DEV_ACCOUNTS.tronPayout.address],
+    MERCHANT_FUNDING,
+  );
+  writeFileSync(file, `${JSON.stringify({ version: DEPLOYMENT_VERSION, ...contracts }, null, 2)}\n`);
+  logger.info('deployed dev contracts', { rpcUrl, paymentRouter: contracts.paymentRouter });
+  return contracts;
 }
 
 function networkFileFor(chains: DevChain[]): NetworkFile {

@@ -1,6 +1,10 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { COMMANDS } from '../../src/cli/commands.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
-import { cliFor } from '../support/cli.ts';
+import { cliFor, runCli } from '../support/cli.ts';
 
 let t: TestApp;
 // biome-ignore lint/suspicious/noExplicitAny: the CLI prints JSON whose shape each test checks
@@ -55,4 +59,35 @@ it('answers an unknown command, an option another command has, or a missing one 
     /^key:issue: Unknown option '--grace-seconds'[\s\S]*usage: npm run cli/,
   );
   expect(await refused('key:revoke')).toMatch(/^key:revoke: --key is required\nusage: npm run cli/);
+});
+
+it('help lists every command in one line each, and every command answers --help with its usage and needs', async () => {
+  const { code, stdout } = await runCli(['help']);
+  expect(code).toBe(0);
+  const listed = stdout.split('\n').filter((l) => l.startsWith('  '));
+  expect(listed.map((l) => l.trim().split(/\s+/)[0])).toEqual(COMMANDS.map((c) => c.name));
+  for (const line of listed) expect(line.trim().split(/\s{2,}/)[1], line).toMatch(/^[a-z]/);
+  const helps = await Promise.all(
+    COMMANDS.map((c) => runCli([c.name, '--help'], { DATABASE_URL: undefined })),
+  );
+  COMMANDS.forEach((c, i) => {
+    expect(helps[i]!.code, c.name).toBe(0);
+    expect(helps[i]!.stdout, c.name).toMatch(new RegExp(`^usage: npm run -s cli -- ${c.name}\\b`));
+    expect(helps[i]!.stdout, c.name).toMatch(/needs: /);
+  });
+});
+
+it('outside the embedded stack without SECRETS_KEY, says what is missing in one line and exits 1', async () => {
+  const networksFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'cli-')), 'networks.json');
+  writeFileSync(networksFile, JSON.stringify({ networks: [] }));
+  const { code, stdout, stderr } = await runCli(['merchant:create', '--name', 'No key'], {
+    DATABASE_URL: t.config.databaseUrl!,
+    NETWORKS_FILE: networksFile,
+    SECRETS_KEY: undefined,
+    SECRETS_KEY_FILE: undefined,
+  });
+  expect(code).toBe(1);
+  expect(stdout).toBe('');
+  expect(stderr.trim().split('\n')).toHaveLength(1);
+  expect(stderr).toMatch(/^merchant:create: SECRETS_KEY is required with DATABASE_URL/);
 });

@@ -68,9 +68,10 @@ it('the Dockerfile installs from the lockfile at build time and starts the API',
 });
 
 /**
- * The files a process loads at start, following static `import`/`export … from` of relative modules
- * (type-only ones are erased), and the packages they name. Dynamic imports are not followed: they
- * are how dev-only code (the embedded stack) stays out of a production process.
+ * The files a process loads, following static `import`/`export … from` of relative modules
+ * (type-only ones are erased) and dynamic `import('…')`s (the CLI and start-up load what they run
+ * that way), and the packages they name. A dynamic import of the embedded stack is not followed:
+ * that is how dev-only code stays out of a production process.
  */
 function importGraph(entries: readonly string[]): { files: Set<string>; packages: Set<string> } {
   const files = new Set<string>();
@@ -81,7 +82,10 @@ function importGraph(entries: readonly string[]): { files: Set<string>; packages
     const file = queue.pop()!;
     if (files.has(file)) continue;
     files.add(file);
-    for (const [, typeOnly, spec] of read(file).matchAll(statement)) {
+    const dynamic = [...read(file).matchAll(/\bimport\(\s*'([^']+)'\s*\)/g)]
+      .map((m) => [m[0], undefined, m[1]] as const)
+      .filter(([, , spec]) => !path.posix.join(path.posix.dirname(file), spec!).startsWith('src/devstack/'));
+    for (const [, typeOnly, spec] of [...read(file).matchAll(statement), ...dynamic]) {
       if (typeOnly || !spec || spec.startsWith('node:')) continue;
       if (spec.startsWith('.'))
         queue.push(path.posix.normalize(path.posix.join(path.posix.dirname(file), spec)));

@@ -14,6 +14,7 @@ import { TRON_CHAIN_ID } from '../../src/devstack/tron-facade/index.ts';
 import { forwarderAddress } from '../../src/modules/deposit/deposit.address.ts';
 import { freshAddress, fundedWallet, testChain } from '../contracts/helpers.ts';
 import { workerAnvil } from '../support/anvil.ts';
+import { cliCommand } from '../support/cli.ts';
 import { deployToken, mine, tronChain } from '../tron/support.ts';
 
 /**
@@ -22,8 +23,9 @@ import { deployToken, mine, tronChain } from '../tron/support.ts';
  */
 
 const root = path.resolve(import.meta.dirname, '../..');
+const launcher = cliCommand();
 const cli = (args: string[]) =>
-  promisify(execFile)(path.join(root, 'node_modules/.bin/tsx'), ['src/cli.ts', ...args], {
+  promisify(execFile)(launcher.file, [...launcher.args, ...args], {
     cwd: root,
     env: { ...process.env, DATABASE_URL: '', NETWORKS_FILE: '' },
   });
@@ -214,6 +216,25 @@ it('refuses a node of another chain, an unknown network, a Tron node without the
       () => '',
       (error: { stderr: string }) => error.stderr,
     ),
-  ).toMatch(/expected a 0x-hex private key/);
+  ).toMatch(/expected a private key of 64 hex characters/);
   expect(JSON.parse(readFileSync(ok, 'utf8')).networks[0].contracts).toBeUndefined();
+}, 120_000);
+
+it('takes a key file without the 0x prefix', async () => {
+  const bare = path.join(dir, 'bare.key');
+  writeFileSync(bare, `${readFileSync(keyFile, 'utf8').trim().slice(2)}\n`, { mode: 0o600 });
+  const file = networkFile([{ id: 'bare', kind: 'evm', chainId, rpcUrls: [rpcUrl], tokens: [] }]);
+  const { stdout } = await cli([
+    'contracts:deploy',
+    '--network-file',
+    file,
+    '--network',
+    'bare',
+    '--key-file',
+    bare,
+    '--fee-wallet',
+    freshAddress(),
+  ]);
+  const written = JSON.parse(readFileSync(file, 'utf8')).networks[0].contracts;
+  expect(written.forwarderFactory).toBe(JSON.parse(stdout).forwarderFactory);
 }, 120_000);

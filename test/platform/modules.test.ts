@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { EntitySchema } from '@mikro-orm/core';
 import { describe, expect, it } from 'vitest';
 import type { JobDefinition } from '../../src/db/jobs.ts';
+import { entityList } from '../../src/modules/entities.ts';
 import { entities, modules, routes } from '../../src/modules/index.ts';
 import type { ModuleContext } from '../../src/modules/module.ts';
 
@@ -112,6 +113,8 @@ describe('the module list', () => {
     expect(schemas.length).toBeGreaterThan(20);
     for (const schema of schemas) expect(entities, schema.meta.className).toContain(schema);
     expect(new Set(entities).size).toBe(entities.length);
+    // The entity list the CLI loads without the modules' GraphQL is the same set.
+    expect(new Set(entityList)).toEqual(new Set(entities));
   });
 
   it('every job has exactly one task, from the list', async () => {

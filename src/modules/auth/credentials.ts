@@ -1,4 +1,4 @@
-import { topic } from '../../db/pubsub.ts';
+import { topic } from '../../db/topic.ts';
 
 /**
  * Published when a merchant's keys or allowlist change, so every API process drops its cached

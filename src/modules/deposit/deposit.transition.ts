@@ -7,7 +7,7 @@ import {
 } from '../../db/aggregate.ts';
 import { notApplied, untilApplied } from '../../db/fresh-reads.ts';
 import type { EntityManager } from '../../db/orm.ts';
-import { topic } from '../../db/pubsub.ts';
+import { topic } from '../../db/topic.ts';
 import { formatUnits } from '../../money.ts';
 import { enqueueWebhooks } from '../webhook/outbox.ts';
 import { type DepositNetwork, shownAddress } from './deposit.chain.ts';

@@ -1,7 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 import type { NetworkRegistry } from '../../chains/registry.ts';
 import type { EntityManager } from '../../db/orm.ts';
-import { publish } from '../../db/pubsub.ts';
+import { publish } from '../../db/topic.ts';
 import { AppError, notFound, validation } from '../../errors.ts';
 import { encryptSecret } from '../../lib/crypto.ts';
 import { newId, newSecret } from '../../lib/ids.ts';

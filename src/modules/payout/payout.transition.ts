@@ -7,7 +7,7 @@ import {
   type TransitionTable,
 } from '../../db/aggregate.ts';
 import type { EntityManager } from '../../db/orm.ts';
-import { topic } from '../../db/pubsub.ts';
+import { topic } from '../../db/topic.ts';
 import { enqueueWebhooks, type WebhookEvent } from '../webhook/outbox.ts';
 import type { FailureReason, PayoutStatus } from './payout.entity.ts';
 

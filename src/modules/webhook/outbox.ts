@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { addJob, defineJob } from '../../db/jobs.ts';
 import type { EntityManager } from '../../db/orm.ts';
-import type { Topic } from '../../db/pubsub.ts';
+import type { Topic } from '../../db/topic.ts';
 import { newId } from '../../lib/ids.ts';
 
 /**

@@ -1,0 +1,85 @@
+/**
+ * The operator CLI against a database that is not embedded: wall time of `npm run cli --
+ * merchant:create` (the launcher package.json runs, without npm's own start-up in front), median of
+ * `--runs`, next to `node -e ''`, the floor of starting any Node process. Target: ≤ 1.5 s.
+ *   npx tsx bench/cli.ts [--runs 10]
+ */
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs, promisify } from 'node:util';
+import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { type Figure, figure } from './report.ts';
+import { percentile, ROOT, script } from './support.ts';
+
+const run = promisify(execFile);
+
+/** Milliseconds of one run of `file args`; throws when it fails. */
+async function timed(file: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const t0 = performance.now();
+  await run(file, args, { cwd: ROOT, env });
+  return performance.now() - t0;
+}
+
+export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
+  const { values } = parseArgs({ args: argv, options: { runs: { type: 'string' } } });
+  const runs = Number(values.runs ?? 10);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-cli-'));
+  const db = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), persistent: false });
+  try {
+    const url = await db.createDatabase('bench');
+    await migrate(url);
+    const networksFile = path.join(dir, 'networks.json');
+    writeFileSync(
+      networksFile,
+      JSON.stringify({ networks: [{ id: 'eth', kind: 'evm', chainId: 1, rpcUrls: ['http://127.0.0.1:9'] }] }),
+    );
+    const env = {
+      ...process.env,
+      DATABASE_URL: url,
+      NETWORKS_FILE: networksFile,
+      SECRETS_KEY: randomBytes(32).toString('hex'),
+    };
+    const cli = script('cli');
+    const command = [...cli.args, 'merchant:create', '--name', 'Bench'];
+    const node = path.join(ROOT, 'node_modules/.bin/node');
+    await timed(cli.file, command, env); // warm-up: the operating system's file cache
+    const cliMs: number[] = [];
+    const floorMs: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      cliMs.push(await timed(cli.file, command, env));
+      floorMs.push(await timed(node, ['-e', ''], env));
+    }
+    cliMs.sort((a, b) => a - b);
+    floorMs.sort((a, b) => a - b);
+    const median = percentile(cliMs, 0.5);
+    const floor = percentile(floorMs, 0.5);
+    console.log(
+      `operator CLI, merchant:create against PostgreSQL (median of ${runs}, ${os.cpus().length} cores)`,
+    );
+    console.log(`  npm run cli -- merchant:create   ${median.toFixed(0)} ms   (target ≤ 1500 ms)`);
+    console.log(`  node -e '' (the floor)           ${floor.toFixed(0)} ms`);
+    return [
+      figure('merchant:create, median', median, 'ms', {
+        baseline: floor,
+        target: { of: 'value', op: '≤', bound: 1500 },
+      }),
+    ];
+  } finally {
+    await db.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+  main()
+    .then(() => process.exit(0))
+    .catch((error) => {
+      console.error(error);
+      process.exit(1);
+    });
+}
