@@ -1,12 +1,20 @@
 import { ChainBlockSchema, ChainCursorSchema, ChainFollowerSchema } from '../followers/follower.entity.ts';
 import { RelayerWalletSchema, RelayRequestSchema, RelayTransactionSchema } from '../relay/relay.entity.ts';
-import { ApiKeySchema, OperatorTokenSchema, RequestNonceSchema } from './auth/auth.entity.ts';
+import { ApprovalBuildSchema } from './approval/approval.entity.ts';
+import {
+  ApiKeySchema,
+  OperatorAuditSchema,
+  OperatorTokenSchema,
+  RequestNonceSchema,
+} from './auth/auth.entity.ts';
 import { PayoutBatchSchema } from './batch/batch.entity.ts';
 import { DepositAddressSchema, DepositSchema, SweepSchema } from './deposit/deposit.entity.ts';
+import { SweepHoldSchema } from './deposit/sweep-hold.ts';
 import { PaymentSchema } from './ledger/payment.entity.ts';
 import { AllowedIpSchema, MerchantSchema, SettlementWalletSchema } from './merchant/merchant.entity.ts';
 import { PayoutSchema, RouterNonceSchema } from './payout/payout.entity.ts';
 import { SessionSchema } from './session/session.entity.ts';
+import { PaymentResolutionSchema, UnmatchedPaymentSchema } from './stray/stray.entity.ts';
 import { WebhookAttemptSchema, WebhookDeliverySchema, WebhookEventSchema } from './webhook/webhook.entity.ts';
 
 /**
@@ -21,6 +29,7 @@ export const entityList = [
   AllowedIpSchema,
   ApiKeySchema,
   OperatorTokenSchema,
+  OperatorAuditSchema,
   RequestNonceSchema,
   ChainCursorSchema,
   ChainBlockSchema,
@@ -39,4 +48,8 @@ export const entityList = [
   DepositAddressSchema,
   DepositSchema,
   SweepSchema,
+  SweepHoldSchema,
+  PaymentResolutionSchema,
+  UnmatchedPaymentSchema,
+  ApprovalBuildSchema,
 ] as const;
