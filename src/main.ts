@@ -9,6 +9,7 @@ import { createApp } from './app.ts';
 import { loadNetworkFile, type NetworkFile } from './chains/networks.ts';
 import { type Config, ConfigError, loadConfig, requireReadableFile } from './config.ts';
 import { migrate } from './db/migrate.ts';
+import { consolePages } from './http/console.ts';
 import { webPages } from './http/pages.ts';
 import { ListenError, startHttpServer } from './http/server.ts';
 import { createLogger } from './lib/logger.ts';
@@ -94,7 +95,8 @@ async function main() {
     await migrate(config.databaseUrl!);
     const app = await createApp({ config, networks, logger });
     stops.unshift(() => app.close());
-    const pages = dev && devChains ? [...webPages(app), dev.webhookInbox(app)] : webPages(app);
+    const web = [...webPages(app), ...consolePages(app)];
+    const pages = dev && devChains ? [...web, dev.webhookInbox(app)] : web;
     const http = await startHttpServer(app, { pages });
     stops.unshift(() => http.close());
     const baseUrl = config.publicBaseUrl ?? `http://localhost:${new URL(http.url).port}`;
@@ -107,7 +109,12 @@ async function main() {
       const devstack = await dev.provisionDemo(app, config.dataDir, devChains.chains, baseUrl);
       logger.info('devstack ready', { devstack });
     }
-    logger.info('listening', { url: baseUrl, graphql: `${baseUrl}/graphql`, worker: Boolean(worker) });
+    logger.info('listening', {
+      url: baseUrl,
+      graphql: `${baseUrl}/graphql`,
+      console: `${baseUrl}/console`,
+      worker: Boolean(worker),
+    });
   }
 }
 

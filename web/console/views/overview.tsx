@@ -1,0 +1,7 @@
+export function OverviewView() {
+  return (
+    <section>
+      <h1>Overview</h1>
+    </section>
+  );
+}
