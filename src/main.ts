@@ -14,6 +14,7 @@ import { webPages } from './http/pages.ts';
 import { ListenError, startHttpServer } from './http/server.ts';
 import { createLogger } from './lib/logger.ts';
 import { stopOnSignals } from './lib/shutdown.ts';
+import { settlementCsvPage } from './modules/report/index.ts';
 import type { Worker } from './worker/runner.ts';
 import { startWorker } from './worker/runner.ts';
 
@@ -95,7 +96,7 @@ async function main() {
     await migrate(config.databaseUrl!);
     const app = await createApp({ config, networks, logger });
     stops.unshift(() => app.close());
-    const web = [...webPages(app), ...consolePages(app)];
+    const web = [...webPages(app), ...consolePages(app), settlementCsvPage(app)];
     const pages = dev && devChains ? [...web, dev.webhookInbox(app)] : web;
     const http = await startHttpServer(app, { pages });
     stops.unshift(() => http.close());

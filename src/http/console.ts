@@ -6,8 +6,9 @@ import type { Asset } from './web-assets.ts';
 
 /**
  * The operator console at `/console`: one HTML page for every view's URL (`/console/merchants/…`,
- * the browser's history routes between them) and its assets. It talks to `/graphql` only, from this
- * origin; it is never framed.
+ * the browser's history routes between them) and its assets. It talks to `/graphql`, from this origin
+ * (and downloads the settlement report's CSV, `/reports/settlement.csv`, with the same token); it is
+ * never framed.
  */
 
 const HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;

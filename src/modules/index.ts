@@ -11,6 +11,7 @@ import { merchantModule } from './merchant/index.ts';
 import type { GatewayModule } from './module.ts';
 import { payoutModule } from './payout/index.ts';
 import { relayModule } from './relay/index.ts';
+import { reportModule } from './report/index.ts';
 import { sessionModule } from './session/index.ts';
 import { systemModule } from './system/index.ts';
 import { webhookModule } from './webhook/index.ts';
@@ -35,6 +36,7 @@ export const modules: readonly GatewayModule[] = [
   approvalModule,
   balanceModule,
   depositModule,
+  reportModule,
 ];
 
 /** Every entity the ORM manages. */

@@ -11,6 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { provisionDemo } from '../../src/devstack/provision.ts';
 import { consolePages } from '../../src/http/console.ts';
 import { webPages } from '../../src/http/pages.ts';
+import { settlementCsvPage } from '../../src/modules/report/index.ts';
 import { launch, noBrowser } from '../hosted/browser.ts';
 import {
   followerOf,
@@ -36,7 +37,7 @@ export interface ConsoleStack {
 export async function consoleStack(options: { players?: number } = {}): Promise<ConsoleStack> {
   const f = await sessionFixture({
     players: options.players ?? 3,
-    pages: (app) => [...webPages(app), ...consolePages(app)],
+    pages: (app) => [...webPages(app), ...consolePages(app), settlementCsvPage(app)],
   });
   const dir = mkdtempSync(path.join(os.tmpdir(), 'console-'));
   const file = await provisionDemo(f.t.app, dir, [], f.t.http.url);
