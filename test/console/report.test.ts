@@ -165,7 +165,8 @@ describe('the settlement report', () => {
     for (const line of lines) {
       const [kind, , , , , symbol, opening, amountIn, fee, amountOut] = line.split(',');
       const d = DECIMALS[symbol!]!;
-      const s = (sums[symbol!] ??= { position: 0n, fee: 0n });
+      sums[symbol!] ??= { position: 0n, fee: 0n };
+      const s = sums[symbol!]!;
       s.position += parseUnits(opening!, d) + parseUnits(amountIn!, d) - parseUnits(amountOut!, d);
       s.fee += parseUnits(fee!, d);
       expect(['opening', 'deposit', 'credit', 'fee', 'payout', 'payout_failed']).toContain(kind);
