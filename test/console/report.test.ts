@@ -195,3 +195,34 @@ describe('the settlement report', () => {
     expect(await csv.json()).toMatchObject({ error: { code: 'validation' } });
   });
 });
+
+describe('the overview', () => {
+  it('sums today’s and the week’s flows per network and token, counts failures, and charts daily volume', async () => {
+    const res = await f.t.graphql(
+      token,
+      `{ overview {
+          activity { network token window depositsCompleted depositsAmount payoutsPaid payoutsAmount payoutsFailed credits creditsAmount }
+          attention { failedWebhooks failedPayouts24h stuckPayouts failedSweeps }
+          volume { day network token amount }
+      } }`,
+    );
+    expect(res.errors).toBeUndefined();
+    const { activity, attention, volume } = res.data.overview;
+    for (const window of ['today', '7d']) {
+      expect(activity).toContainEqual({
+        network: 'eth',
+        token: 'USDT',
+        window,
+        depositsCompleted: 1,
+        depositsAmount: '7',
+        payoutsPaid: 1,
+        payoutsAmount: '2.5',
+        payoutsFailed: 1,
+        credits: 0,
+        creditsAmount: '0',
+      });
+    }
+    expect(attention).toMatchObject({ failedPayouts24h: 1, stuckPayouts: 0 });
+    expect(volume).toContainEqual({ day: day(), network: 'eth', token: 'USDC', amount: '12.345678' });
+  });
+});

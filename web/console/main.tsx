@@ -148,4 +148,7 @@ function Console() {
   );
 }
 
-render(<Console />, document.getElementById('console')!);
+const root = document.getElementById('console')!;
+// The boot message goes; the console renders in its place.
+root.textContent = '';
+render(<Console />, root);

@@ -61,7 +61,7 @@ export function Id({ value, short }: { value: string | null | undefined; short?:
           setTimeout(() => setCopied(false), 1500);
         }}
       >
-        {copied ? '✓' : '⧉'}
+        {copied ? 'copied' : 'copy'}
       </button>
     </span>
   );

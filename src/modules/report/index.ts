@@ -1,4 +1,5 @@
 import type { GatewayModule } from '../module.ts';
+import './overview.graphql.ts';
 import './report.graphql.ts';
 
 export { settlementCsvPage } from './report.csv.ts';
