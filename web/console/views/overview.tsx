@@ -66,7 +66,7 @@ export function OverviewView() {
       label: key,
       values: days.map(
         (d) =>
-          data?.overview.volume.find((v) => v.day === d && `${v.network} ${v.token}` === key)?.amount ?? null,
+          data?.overview.volume.find((v) => v.day === d && `${v.network} ${v.token}` === key)?.amount ?? '0',
       ),
     }));
     return { days, series };
