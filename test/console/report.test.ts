@@ -226,3 +226,51 @@ describe('the overview', () => {
     expect(volume).toContainEqual({ day: day(), network: 'eth', token: 'USDC', amount: '12.345678' });
   });
 });
+
+describe('the console’s search and system reads', () => {
+  it('finds sessions by transaction hash, player or order id and by day; payouts by recipient', async () => {
+    const sessions = async (filter: Record<string, unknown>) =>
+      (
+        await f.t.graphql(
+          token,
+          'query($f: DepositSessionFilter) { sessions(filter: $f) { nodes { id externalOrderId txHash } } }',
+          {
+            f: filter,
+          },
+        )
+      ).data.sessions.nodes as { id: string; externalOrderId: string; txHash: string }[];
+    const [usdc] = await sessions({ search: 'report-USDC' });
+    expect(usdc?.externalOrderId).toBe('report-USDC');
+    expect(
+      (await sessions({ search: usdc!.txHash.toUpperCase().replace('0X', '0x') })).map((s) => s.id),
+    ).toEqual([usdc!.id]);
+    expect((await sessions({ search: usdc!.id })).map((s) => s.id)).toEqual([usdc!.id]);
+    expect(await sessions({ search: 'nothing-like-this' })).toEqual([]);
+    const today = new Date(`${day()}T00:00:00Z`).toISOString();
+    expect(await sessions({ createdBefore: today })).toEqual([]);
+    expect((await sessions({ createdAfter: today })).length).toBe(2);
+
+    const all = await f.t.graphql(token, '{ payouts { nodes { id recipient status } } }');
+    const paid = (all.data.payouts.nodes as { id: string; recipient: string; status: string }[]).find(
+      (p) => p.status === 'completed',
+    )!;
+    const found = await f.t.graphql(
+      token,
+      'query($s: String) { payouts(filter: { search: $s }) { nodes { id } } }',
+      {
+        s: paid.recipient,
+      },
+    );
+    expect(found.data.payouts.nodes).toEqual([{ id: paid.id }]);
+  });
+
+  it('reads a batch by id alone, and the worker queue by task', async () => {
+    const missing = await f.t.graphql(token, '{ payoutBatch(id: "pb_nope") { id } }');
+    expect(missing.errors?.[0]?.extensions?.code).toBe('not_found');
+    const jobs = await f.t.graphql(token, '{ workerJobs { task waiting running failing lastError } }');
+    expect(jobs.errors).toBeUndefined();
+    expect(Array.isArray(jobs.data.workerJobs)).toBe(true);
+    const anonymous = await f.t.graphql('opk_not_a_token', '{ workerJobs { task } }');
+    expect(anonymous.errors?.[0]?.extensions?.code).toBe('unauthorized');
+  });
+});

@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { App } from '../../app.ts';
 import { AppError } from '../../errors.ts';
-import type { PageHandler } from '../../http/server.ts';
+import type { ModuleContext } from '../module.ts';
 import { movements, periodOf, totals, units } from './report.service.ts';
 
 /**
@@ -39,7 +38,9 @@ function cell(value: string | number | null): string {
 const line = (values: (string | number | null)[]) => `${values.map(cell).join(',')}\r\n`;
 
 /** The CSV download as an HTTP handler, mounted by the composition root beside the pages. */
-export function settlementCsvPage(app: App): PageHandler {
+export function settlementCsvPage(
+  app: ModuleContext,
+): (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean> {
   return async (req, res, url) => {
     if (url.pathname !== REPORT_CSV_PATH) return false;
     await serveSettlementCsv(app, req, res, url);
@@ -47,7 +48,7 @@ export function settlementCsvPage(app: App): PageHandler {
   };
 }
 
-async function serveSettlementCsv(app: App, req: IncomingMessage, res: ServerResponse, url: URL) {
+async function serveSettlementCsv(app: ModuleContext, req: IncomingMessage, res: ServerResponse, url: URL) {
   if (req.method !== 'GET')
     throw new AppError('method_not_allowed', `${req.method} is not allowed on ${url.pathname}`);
   const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];

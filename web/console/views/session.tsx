@@ -57,12 +57,11 @@ export function SessionView({ id }: { id: string }) {
   const s = data.session;
   const head = data.chainFollowers.find((f) => f.network === s.network && f.stream === 'sessions')?.headBlock;
   const confirmations = s.blockNumber !== null && head != null ? Math.max(0, head - s.blockNumber + 1) : null;
-  // The steps the session went through, as far as its stored times tell.
+  // What the stored times tell (a full step log is not kept by the API yet).
   const timeline: [string, string | null][] = [
     ['Created', s.createdAt],
-    ['Approval sent', s.approvalTxHash ? s.updatedAt : null],
     [s.status === 'failed' ? `Failed (${s.failureReason ?? 'no reason'})` : 'Settled', s.settledAt],
-    [`Now: ${s.step}`, s.updatedAt],
+    [`Last change, now at step ${s.step}`, s.updatedAt],
   ];
   return (
     <section>
