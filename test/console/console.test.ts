@@ -82,11 +82,39 @@ describe.skipIf(noBrowser)('the operator console', () => {
     await context.close();
   });
 
+  it('creates a merchant, renames it, issues an API key (secret shown once) and revokes it', async () => {
+    const context = await s.browser.newContext();
+    context.setDefaultTimeout(15_000);
+    const page = await context.newPage();
+    page.on('dialog', (d) => void d.accept());
+    await signIn(page, `${s.url}/merchants`, s.operatorToken);
+    await page.getByLabel('Name').fill('Console Co');
+    await page.getByRole('button', { name: 'Create merchant' }).click();
+    await page.getByRole('heading', { name: 'Console Co' }).waitFor();
+    const id = new URL(page.url()).pathname.split('/').at(-1)!;
+    await page.getByLabel(/^Display name/).fill('Console Casino');
+    await page.getByRole('button', { name: 'Save profile' }).click();
+    await page.getByText('Profile saved.').waitFor();
+    expect((await s.f.t.app.services.merchants.get(s.f.t.app.fork(), id)).displayName).toBe('Console Casino');
+    await page.getByLabel('Label').fill('shop-backend');
+    await page.getByRole('button', { name: 'Issue API key' }).click();
+    await page.getByText('its secret is shown once').waitFor();
+    const secret = await page.locator('.secret code').nth(1).textContent();
+    expect(secret).toMatch(/^\S{20,}$/);
+    await page.getByRole('button', { name: 'Revoke shop-backend' }).click();
+    await page.getByText('revoked', { exact: true }).waitFor();
+    const keys = await s.f.t.app.services.merchants.listKeys(s.f.t.app.fork(), id);
+    expect(keys.map((k) => [k.label, Boolean(k.revokedAt)])).toEqual([['shop-backend', true]]);
+    await context.close();
+  });
+
   it('a token that stops working returns to the sign-in form with the reason', async () => {
     const token = await s.f.t.operatorToken();
     const context = await s.browser.newContext();
     const page = await context.newPage();
     await signIn(page, `${s.url}/merchants`, token);
+    // The view's reads are done before the token goes (else the sign-in form may win the race to the click).
+    await page.getByRole('link', { name: 'Demo merchant' }).waitFor();
     // Revoked (as the CLI would) while the console is open.
     const hash = createHash('sha256').update(token).digest('hex');
     await s.f.t.app
