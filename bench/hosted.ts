@@ -9,6 +9,7 @@ import WebSocket from 'ws';
 import { networkFileSchema } from '../src/chains/networks.ts';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
 import { createOrm } from '../src/db/orm.ts';
+import { consoleAssets } from '../src/http/console-assets.ts';
 import { webPages } from '../src/http/pages.ts';
 import { startHttpServer } from '../src/http/server.ts';
 import { webAssets } from '../src/http/web-assets.ts';
@@ -50,6 +51,11 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
   console.log(`  page JavaScript ${kb(built.assets.get('page.js')!.gzip.length)}   (budget  50 kB)`);
   console.log(`  page CSS        ${kb(built.assets.get('page.css')!.gzip.length)}   (budget  10 kB)`);
   console.log(`  SDK             ${kb(built.sdk.gzip.length)}   (budget   5 kB)`);
+  // The operator console beside it: Preact, urql, graphql-ws, gql.tada's runtime and uPlot, bundled.
+  const operator = await consoleAssets();
+  console.log('operator console weight (gzip, as served)');
+  console.log(`  console JavaScript ${kb(operator.assets.get('console.js')!.gzip.length)}`);
+  console.log(`  console CSS        ${kb(operator.assets.get('console.css')!.gzip.length)}`);
 
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-hosted-'));
   const db = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), persistent: false });

@@ -16,11 +16,13 @@ import type { Worker } from './worker/runner.ts';
  * anything else and meanwhile starts the embedded database and chains (processes of their own).
  */
 async function serviceCode() {
-  const [app, networks, migrate, pages, server, runner] = await Promise.all([
+  const [app, networks, migrate, pages, consoles, report, server, runner] = await Promise.all([
     import('./app.ts'),
     import('./chains/networks.ts'),
     import('./db/migrate.ts'),
     import('./http/pages.ts'),
+    import('./http/console.ts'),
+    import('./modules/report/index.ts'),
     import('./http/server.ts'),
     import('./worker/runner.ts'),
   ]);
@@ -28,7 +30,12 @@ async function serviceCode() {
     createApp: app.createApp,
     loadNetworkFile: networks.loadNetworkFile,
     migrate: migrate.migrate,
-    webPages: pages.webPages,
+    /** The hosted page, the console and the settlement CSV: the browser-facing routes. */
+    webPages: (a: import('./app.ts').App) => [
+      ...pages.webPages(a),
+      ...consoles.consolePages(a),
+      report.settlementCsvPage(a),
+    ],
     startHttpServer: server.startHttpServer,
     startWorker: runner.startWorker,
   };
@@ -138,7 +145,12 @@ async function main() {
       const devstack = await dev.provisionDemo(app, config.dataDir, devChains.chains, baseUrl);
       logger.info('devstack ready', { devstack });
     }
-    logger.info('listening', { url: baseUrl, graphql: `${baseUrl}/graphql`, worker: Boolean(worker) });
+    logger.info('listening', {
+      url: baseUrl,
+      graphql: `${baseUrl}/graphql`,
+      console: `${baseUrl}/console`,
+      worker: Boolean(worker),
+    });
   }
 }
 

@@ -187,6 +187,10 @@ function routeName(app: App, fixed: Record<string, unknown>, req: IncomingMessag
   if (url.pathname.startsWith('/p/')) return '/p/{token}';
   if (url.pathname === '/hpp/sdk.js') return url.pathname;
   if (url.pathname.startsWith('/hpp/assets/')) return '/hpp/assets';
+  if (url.pathname.startsWith('/console/assets/')) return '/console/assets';
+  if (url.pathname === '/reports/settlement.csv') return url.pathname;
+  // Console views carry ids: one label for all of them.
+  if (url.pathname === '/console' || url.pathname.startsWith('/console/')) return '/console';
   const match = url.pathname.startsWith('/v1/')
     ? app.rest.match(req.method ?? 'GET', url.pathname)
     : undefined;

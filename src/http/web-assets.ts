@@ -32,7 +32,8 @@ export const ASSETS_PATH = '/hpp/assets/';
 
 const WEB = fileURLToPath(new URL('../../web/', import.meta.url));
 
-function asset(type: string, body: string | Buffer): Asset {
+/** An asset with its gzip and content hash. */
+export function asset(type: string, body: string | Buffer): Asset {
   const buffer = Buffer.isBuffer(body) ? body : Buffer.from(body);
   return {
     type,

@@ -12,6 +12,7 @@ import { merchantModule } from './merchant/index.ts';
 import type { GatewayModule } from './module.ts';
 import { payoutModule } from './payout/index.ts';
 import { relayModule } from './relay/index.ts';
+import { reportModule } from './report/index.ts';
 import { sessionModule } from './session/index.ts';
 import { strayModule } from './stray/index.ts';
 import { systemModule } from './system/index.ts';
@@ -38,6 +39,7 @@ export const modules: readonly GatewayModule[] = [
   approvalModule,
   balanceModule,
   depositModule,
+  reportModule,
 ];
 
 /** Every entity the ORM manages. */

@@ -3,6 +3,7 @@
  * freshly deployed routers and tokens, and a merchant whose settlement (payout) wallet holds tokens.
  */
 import { JsonRpcProvider, MaxUint256, type Wallet } from 'ethers';
+import type { App } from '../../src/app.ts';
 import { contractAt } from '../../src/chains/contracts.ts';
 import { type NetworkFile, networkFileSchema } from '../../src/chains/networks.ts';
 import type { EntityManager } from '../../src/db/orm.ts';
@@ -14,6 +15,7 @@ import {
 } from '../../src/devstack/deploy.ts';
 import { evmSource } from '../../src/followers/evm-source.ts';
 import { createFollower } from '../../src/followers/follower.ts';
+import type { PageHandler } from '../../src/http/server.ts';
 import { batchConsumer } from '../../src/modules/batch/batch.consumer.ts';
 import { payoutConsumer } from '../../src/modules/payout/payout.consumer.ts';
 import { ethWallet } from '../session/support.ts';
@@ -48,6 +50,10 @@ export async function payoutFixture(
     relay?: Record<string, unknown>;
     /** The node the service talks to on `eth` (a lying proxy in front of anvil); default anvil itself. */
     rpcUrl?: string;
+    /** Also the payment router on `eth`, so the merchant takes deposit sessions there too. */
+    sessions?: boolean;
+    /** Browser-facing routes to mount. */
+    pages?: (app: App) => PageHandler[];
   } = {},
 ): Promise<PayoutFixture> {
   const node = await workerAnvil();
@@ -75,6 +81,7 @@ export async function payoutFixture(
           decimals: t.decimals,
         })),
         contracts: {
+          ...(options.sessions ? { paymentRouter: contracts.paymentRouter } : {}),
           payoutRouter: contracts.payoutRouter,
           batchPayoutRouter: contracts.batchPayoutRouter,
           multicall3: contracts.multicall3,
@@ -94,7 +101,7 @@ export async function payoutFixture(
     ],
   });
   const startBlock = await provider.getBlockNumber();
-  const t = await startTestApp({ networks, env: options.env });
+  const t = await startTestApp({ networks, env: options.env, pages: options.pages });
   const merchant = await t.merchant('Payout merchant');
   await t.app.services.merchants.setSettlementWallet(t.app.fork(), merchant.id, 'eth', payer.address);
   await t.app.services.merchants.setSettlementWallet(t.app.fork(), merchant.id, 'bare', payer.address);

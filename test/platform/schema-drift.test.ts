@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { CONSOLE_TYPES_FILE, renderConsoleTypes } from '../../scripts/console-types.ts';
 import { renderSdkTypes, SDK_TYPES_FILE } from '../../scripts/sdk-types.ts';
 import { PUBLIC_ERROR_CODES } from '../../src/errors.ts';
 import { routes, schema } from '../../src/modules/index.ts';
@@ -17,6 +18,10 @@ it('schema/openapi.json matches the route table', () => {
 
 it('sdk/openapi-types.ts is what openapi-typescript generates from the document', async () => {
   expect(readFileSync(SDK_TYPES_FILE, 'utf8')).toBe(await renderSdkTypes());
+});
+
+it('web/console/graphql-env.d.ts is what gql.tada generates from schema/schema.graphql', () => {
+  expect(readFileSync(CONSOLE_TYPES_FILE, 'utf8')).toBe(renderConsoleTypes());
 });
 
 it('the OpenAPI document is 3.1 with version 0.2.0', () => {

@@ -23,7 +23,10 @@ let f: SessionFixture;
 let operator: { id: string; token: string };
 beforeAll(async () => {
   f = await sessionFixture({ players: 0 });
-  operator = await f.t.app.services.operators.createToken(f.t.app.fork(), { name: 'stray-test', scopes: ['admin'] });
+  operator = await f.t.app.services.operators.createToken(f.t.app.fork(), {
+    name: 'stray-test',
+    scopes: ['admin'],
+  });
 });
 afterAll(() => f?.close());
 

@@ -96,6 +96,15 @@ builder.queryFields((t) => ({
     resolve: (_, { merchantId, input }, ctx) =>
       ctx.services.batches.get(ctx.em, merchantScope(ctx, merchantId && String(merchantId)), input.batch),
   }),
+  payoutBatch: t.field({
+    type: BatchRef,
+    description: 'A batch and every item, by id alone (operators).',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_, args, ctx) => {
+      requireOperator(ctx);
+      return ctx.services.batches.get(ctx.em, null, String(args.id));
+    },
+  }),
   payoutBatches: operatorListing(t, {
     type: BatchPageRef,
     description: 'Batches newest first.',

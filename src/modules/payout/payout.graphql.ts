@@ -111,6 +111,7 @@ const PayoutFilterInput = builder.inputType('PayoutFilter', {
     externalId: t.string(),
     createdAfter: t.field({ type: 'DateTime' }),
     createdBefore: t.field({ type: 'DateTime' }),
+    search: t.string({ description: 'Exact payout id, external id, recipient or relay transaction hash.' }),
   }),
 });
 

@@ -21,6 +21,8 @@ export interface PayoutFilter {
   externalId?: string | null;
   createdAfter?: Date | null;
   createdBefore?: Date | null;
+  /** One of: payout id, external id, recipient, relay transaction hash. */
+  search?: string | null;
 }
 
 /** What a payout call answers: the row, plus the order on create (section 2.4). */
@@ -139,6 +141,17 @@ export class PayoutService {
     });
     const created = setFilters({ $gte: filter.createdAfter, $lt: filter.createdBefore });
     if (Object.keys(created).length) where.createdAt = created;
+    const term = filter.search?.trim();
+    if (term) {
+      const lower = term.toLowerCase();
+      where.$or = [
+        { id: term },
+        { externalId: term },
+        { recipient: term },
+        { recipientHex: lower },
+        { txHash: lower },
+      ];
+    }
     return findPage(em, Payout, where, { first, after });
   }
 }

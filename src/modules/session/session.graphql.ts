@@ -140,6 +140,12 @@ const SessionFilterInput = builder.inputType('DepositSessionFilter', {
     status: t.string({ validate: z.enum(ORDER_STATUSES) }),
     network: t.string(),
     externalOrderId: t.string(),
+    search: t.string({
+      description:
+        'Exact session id, external order id, player id, payer wallet, or reported or paying transaction hash.',
+    }),
+    createdAfter: t.field({ type: 'DateTime' }),
+    createdBefore: t.field({ type: 'DateTime' }),
   }),
 });
 

@@ -2,6 +2,7 @@ import { keccak256, toUtf8Bytes } from 'ethers';
 import type { Config } from '../../config.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { findPage, setFilters } from '../../db/pagination.ts';
+import { publish } from '../../db/pubsub.ts';
 import { type SqlPool, statement } from '../../db/sql.ts';
 import { AppError, notFound, unavailable, validation } from '../../errors.ts';
 import { newId } from '../../lib/ids.ts';
@@ -15,7 +16,7 @@ import { normaliseLanguage } from './session.i18n.ts';
 import { startStep } from './session.machine.ts';
 import type { InitRequest, StepRequest } from './session.schemas.ts';
 import { planAction, type StepDeps } from './session.steps.ts';
-import { type SessionSnapshot, transitionSessions } from './session.transition.ts';
+import { type SessionSnapshot, sessionChanged, transitionSessions } from './session.transition.ts';
 import {
   type CoinOffer,
   renderStep,
@@ -55,6 +56,10 @@ export interface SessionFilter {
   status?: string | null;
   network?: string | null;
   externalOrderId?: string | null;
+  /** One of: session id, external order id, player id, payer wallet, reported or paying transaction hash. */
+  search?: string | null;
+  createdAfter?: Date | null;
+  createdBefore?: Date | null;
 }
 
 /**
@@ -106,9 +111,12 @@ export class SessionService implements StepDeps {
       orderRef: orderRefOf(id),
       expiresAt: new Date(this.clock().getTime() + this.deps.config.sessionTtlMinutes * 60_000),
     };
+    // A new session is announced like every later change, so live lists show it at once.
+    const announce = () => publish(em, sessionChanged, [{ id, merchantId }]);
     if (!row.externalOrderId) {
       const session = em.create(Session, row);
       await em.flush();
+      await announce();
       return this.render(em, merchantId, session);
     }
     // Concurrent identical inits: the unique (merchant, external_order_id) index lets exactly one
@@ -128,6 +136,7 @@ export class SessionService implements StepDeps {
         'external_order_id: already used for a session with different parameters',
       );
     }
+    if (session.id === id) await announce();
     return this.render(em, merchantId, session);
   }
 
@@ -191,6 +200,21 @@ export class SessionService implements StepDeps {
       network: filter.network,
       externalOrderId: filter.externalOrderId,
     });
+    const created = setFilters({ $gte: filter.createdAfter, $lt: filter.createdBefore });
+    if (Object.keys(created).length) where.createdAt = created;
+    const term = filter.search?.trim();
+    if (term) {
+      // Wallets and hashes are stored lowercase; ids and the merchant's references as given.
+      const lower = term.toLowerCase();
+      where.$or = [
+        { id: term },
+        { externalOrderId: term },
+        { playerId: term },
+        { wallet: lower },
+        { reportedTxHash: lower },
+        { payment: { txHash: lower } },
+      ];
+    }
     return findPage(em, Session, where, { first, after }, ['payment']);
   }
 

@@ -1,0 +1,109 @@
+/**
+ * The operator console in Chromium against a real stack: the whole service with the hosted page and
+ * the console mounted, on a fresh anvil with deployed routers, the demo merchant provisioned as
+ * `npm start` does (its `devstack.json` gives the operator token), and a merchant that takes deposits.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Wallet } from 'ethers';
+import type { Browser, Page } from 'playwright-core';
+import { provisionDemo } from '../../src/devstack/provision.ts';
+import { consolePages } from '../../src/http/console.ts';
+import { webPages } from '../../src/http/pages.ts';
+import { settlementCsvPage } from '../../src/modules/report/index.ts';
+import { launch, noBrowser } from '../hosted/browser.ts';
+import {
+  followerOf,
+  mine,
+  type SessionFixture,
+  type StepBody,
+  sendWalletAction,
+  sessionFixture,
+} from '../session/support.ts';
+
+export { noBrowser };
+
+export interface ConsoleStack {
+  f: SessionFixture;
+  browser: Browser;
+  /** The operator token from the provisioned `devstack.json`. */
+  operatorToken: string;
+  demoMerchantId: string;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function consoleStack(options: { players?: number } = {}): Promise<ConsoleStack> {
+  const f = await sessionFixture({
+    players: options.players ?? 3,
+    pages: (app) => [...webPages(app), ...consolePages(app), settlementCsvPage(app)],
+  });
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'console-'));
+  const file = await provisionDemo(f.t.app, dir, [], f.t.http.url);
+  const devstack = JSON.parse(readFileSync(file, 'utf8')) as {
+    operator_token: string;
+    merchant: { id: string };
+  };
+  const browser = noBrowser ? (undefined as never) : await launch();
+  return {
+    f,
+    browser,
+    operatorToken: devstack.operator_token,
+    demoMerchantId: devstack.merchant.id,
+    url: `${f.t.http.url}/console`,
+    async close() {
+      await browser?.close();
+      await f.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Signs in through the form as an operator would. */
+export async function signIn(page: Page, url: string, token: string) {
+  await page.goto(url);
+  await page.getByLabel('Operator token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}
+
+/** Opens a fully prefilled session through the signed REST API. */
+export async function openSession(f: SessionFixture, body: Record<string, unknown>): Promise<StepBody> {
+  const res = await f.call('/v1/cashier/init', { network: 'eth', token: 'USDC', ...body });
+  if (res.status !== 200) throw new Error(`init: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** Walks a session through wallet, approval and payment via REST, with real transactions. */
+export async function pay(f: SessionFixture, first: StepBody, player: Wallet): Promise<string> {
+  const step = async (action: string, value?: string) => {
+    const res = await f.call('/v1/cashier/step', { session: first.session, action, value });
+    if (res.status !== 200) throw new Error(`${action}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+  let current = first;
+  let paid = '';
+  while (current.step !== 'processing') {
+    if (current.step === 'connect_wallet') current = await step('wallet_connected', player.address);
+    else if (current.step === 'awaiting_approval')
+      current = await step('approval_submitted', await sendWalletAction(player, current.wallet_action));
+    else if (current.step === 'awaiting_payment') {
+      paid = await sendWalletAction(player, current.wallet_action);
+      current = await step('signature_submitted', paid);
+    } else throw new Error(`unexpected step ${current.step}`);
+  }
+  return paid;
+}
+
+/** Runs the chain listener and mines until the session is settled. */
+export async function settle(f: SessionFixture, session: string, maxBlocks = 40): Promise<void> {
+  const listener = followerOf(f);
+  for (let i = 0; i < maxBlocks; i++) {
+    await listener.pass();
+    const status = await f.call('/v1/cashier/status', { session });
+    if (['completed', 'failed'].includes(status.body.status)) return;
+    await mine(f, 1);
+  }
+  throw new Error('session did not settle');
+}

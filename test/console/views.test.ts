@@ -1,0 +1,196 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { Wallet } from 'ethers';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../../src/lib/ids.ts';
+import { Payout } from '../../src/modules/payout/payout.entity.ts';
+import { parseUnits } from '../../src/money.ts';
+import { watchProblems } from '../hosted/browser.ts';
+import { token as tokenContract } from '../session/support.ts';
+import { type Receiver, startReceiver, type WebhookWorker, webhookWorker } from '../webhook/support.ts';
+import { type ConsoleStack, consoleStack, noBrowser, openSession, pay, settle, signIn } from './support.ts';
+
+/**
+ * Every view of the console in Chromium against data made through the API and the chain: webhooks
+ * that fail and are resent, a failed payout's reason, the report's CSV against the chain, and
+ * axe-core on every view. With CONSOLE_SCREENSHOTS=<dir> each view is also saved as a PNG.
+ */
+
+const POLL = { timeout: 15_000 };
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const shots = process.env.CONSOLE_SCREENSHOTS;
+
+let s: ConsoleStack;
+let receiver: Receiver;
+let hooks: WebhookWorker;
+let sessionId: string;
+let payoutId: string;
+beforeAll(async () => {
+  s = await consoleStack();
+  receiver = await startReceiver(500);
+  const first = await openSession(s.f, { amount: '41.5', callback_url: receiver.url, player_id: 'player-7' });
+  sessionId = first.session;
+  await pay(s.f, first, s.f.players[1]!);
+  await settle(s.f, sessionId);
+  // A payout that failed on chain for want of allowance, as the confirmer records it.
+  const em = s.f.t.app.fork();
+  const payout = em.create(Payout, {
+    id: newId('payout'),
+    merchant: s.f.merchant.id,
+    network: 'eth',
+    token: 'USDT',
+    tokenAddress: s.f.contracts.tokens.USDT!.address.toLowerCase(),
+    amount: '5',
+    amountRaw: '5000000',
+    recipient: Wallet.createRandom().address,
+    recipientHex: Wallet.createRandom().address.toLowerCase(),
+    payer: s.f.settlement,
+    router: Wallet.createRandom().address.toLowerCase(),
+    chainId: 31337,
+    nonce: '1',
+    deadline: Math.floor(Date.now() / 1000) + 600,
+    status: 'failed',
+    failureReason: 'insufficient_allowance',
+    settledAt: new Date(),
+  });
+  await em.flush();
+  payoutId = payout.id;
+}, 180_000);
+afterAll(async () => {
+  await hooks?.close();
+  await receiver?.close();
+  await s?.close();
+});
+
+async function signedIn(run: (page: Page) => Promise<void>, at = '') {
+  const context = await s.browser.newContext({
+    acceptDownloads: true,
+    viewport: { width: 1360, height: 900 },
+  });
+  context.setDefaultTimeout(15_000);
+  const page = await context.newPage();
+  try {
+    await signIn(page, `${s.url}${at}`, s.operatorToken);
+    await run(page);
+  } finally {
+    await context.close();
+  }
+}
+
+/** Serious or critical axe-core findings on the page as it is now. */
+async function axe(page: Page): Promise<string[]> {
+  await page.evaluate(AXE);
+  const result = await page.evaluate(async () => {
+    const run = (
+      window as unknown as {
+        axe: {
+          run(
+            o: unknown,
+          ): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }>;
+        };
+      }
+    ).axe.run;
+    return run({ resultTypes: ['violations'] });
+  });
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+describe.skipIf(noBrowser)('the console views', () => {
+  it('every view renders its data and axe-core finds no serious violation', async () => {
+    const views: [string, string | RegExp, string?][] = [
+      ['', 'Overview', '41.5'],
+      ['/merchants', 'Merchants', 'Demo merchant'],
+      [`/merchants/${s.f.merchant.id}`, 'Session merchant'],
+      [`/sessions?merchant=${s.f.merchant.id}`, 'Sessions', sessionId],
+      [`/sessions/${sessionId}`, /^Session/, 'player-7'],
+      ['/payouts', 'Payouts', 'insufficient_allowance'],
+      [`/payouts/${payoutId}`, /^Payout/, 'insufficient_allowance'],
+      ['/deposits', 'Deposits to standing addresses'],
+      ['/webhooks', 'Webhooks', 'payment.completed'],
+      [`/reports?merchant=${s.f.merchant.id}`, 'Settlement report', '41.5'],
+      ['/system', 'System', 'Chain followers'],
+    ];
+    if (shots) mkdirSync(shots, { recursive: true });
+    await signedIn(async (page) => {
+      // No console error, CSP refusal or failed request on any view.
+      const problems = watchProblems(page);
+      for (const [at, heading, text] of views) {
+        await page.goto(`${s.url}${at}`);
+        await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+        if (text) await page.getByText(text).first().waitFor();
+        expect(await axe(page), at || '/').toEqual([]);
+        if (shots)
+          await page.screenshot({
+            path: path.join(shots, `${at.split('?')[0]!.replaceAll('/', '_') || 'overview'}.png`),
+            fullPage: true,
+          });
+      }
+      // Keyboard: the skip link leads to the view.
+      await page.keyboard.press('Tab');
+      await expect
+        .poll(() => page.evaluate(() => document.activeElement?.textContent))
+        .toBe('Skip to content');
+      // A read still in flight when the test navigates away is aborted by the browser: not a problem.
+      expect(problems.filter((p) => !p.endsWith('net::ERR_ABORTED'))).toEqual([]);
+    });
+  });
+
+  it('a failing webhook endpoint shows its failing attempts, and a resend delivers', async () => {
+    // Its clock starts now, with the delivery due.
+    hooks = await webhookWorker(s.f.t);
+    await hooks.runDue();
+    await receiver.waitFor(1);
+    await signedIn(async (page) => {
+      const row = page.locator('tr[data-delivery]').filter({ hasText: 'payment.completed' }).first();
+      await row.waitFor();
+      await row.getByText(/1 attempt, last 500/).click();
+      await row.getByText('HTTP 500').waitFor();
+      receiver.answer = 200;
+      await row.getByRole('button', { name: 'Resend' }).click();
+      await page.getByText(/^Queued again as wh_/).waitFor();
+      await hooks.runDue();
+      await expect
+        .poll(() => page.locator('tr[data-delivery]').filter({ hasText: 'delivered' }).count(), POLL)
+        .toBe(1);
+    }, `/webhooks?subject=${sessionId}`);
+    expect(receiver.requests.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('a failed payout says why', async () => {
+    await signedIn(async (page) => {
+      await page
+        .getByRole('alert')
+        .filter({ hasText: 'insufficient_allowance: the payout wallet has not approved the router' })
+        .waitFor();
+    }, `/payouts/${payoutId}`);
+  });
+
+  it('the settlement report downloads as CSV whose totals equal the chain’s', async () => {
+    await signedIn(async (page) => {
+      await page.getByRole('cell', { name: '41.5' }).first().waitFor();
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('button', { name: 'Download CSV' }).click(),
+      ]);
+      const csv = readFileSync((await download.path())!, 'utf8')
+        .trimEnd()
+        .split('\r\n')
+        .slice(1);
+      let position = 0n;
+      for (const line of csv) {
+        const [, , , , , symbol, opening, amountIn, , amountOut] = line.split(',');
+        if (symbol !== 'USDC') continue;
+        position += parseUnits(opening!, 6) + parseUnits(amountIn!, 6) - parseUnits(amountOut!, 6);
+      }
+      const chain = (await tokenContract(s.f.contracts.tokens.USDC!.address, s.f.deployer).getFunction(
+        'balanceOf',
+      )(s.f.settlement)) as bigint;
+      expect(position).toBe(chain);
+      expect(position).toBeGreaterThan(0n);
+    }, `/reports?merchant=${s.f.merchant.id}`);
+  });
+});

@@ -1,0 +1,114 @@
+import { useQuery } from '@urql/preact';
+import { graphql } from '../graphql.ts';
+import { useLive } from '../live.ts';
+import { BASE, Link } from '../router.ts';
+import { Amount, Facts, Failure, Id, Loading, Status, Time } from '../ui.tsx';
+import { FAILURES } from './payout.tsx';
+
+const BatchQuery = graphql(`
+  query Batch($id: ID!) {
+    payoutBatch(id: $id) {
+      id
+      merchantId
+      externalId
+      status
+      network
+      token
+      total
+      payer
+      nonce
+      submissions
+      createdAt
+      authorizedAt
+      items {
+        id
+        batchIndex
+        recipient
+        amount
+        status
+        failureReason
+        txHash
+        executedBlock
+      }
+    }
+  }
+`);
+
+const Changed = graphql(`
+  subscription BatchChanged($id: ID!) {
+    payoutBatchChanged(id: $id) {
+      id
+      status
+    }
+  }
+`);
+
+export function BatchView({ id }: { id: string }) {
+  const [{ data, fetching, error }, refetch] = useQuery({ query: BatchQuery, variables: { id } });
+  const reload = () => refetch({ requestPolicy: 'network-only' });
+  useLive(Changed, { id }, reload);
+  if (error && !data) return <Failure error={error} retry={reload} />;
+  if (!data) return fetching ? <Loading what="the batch" /> : null;
+  const b = data.payoutBatch;
+  return (
+    <section>
+      <p class="crumbs">
+        <Link href={`${BASE}/payouts`}>Payouts</Link> /
+      </p>
+      <h1>
+        Batch <Id value={b.id} />
+      </h1>
+      <Facts
+        rows={[
+          ['Status', <Status value={b.status} />],
+          ['Total', <Amount value={b.total} token={b.token} />],
+          ['Network', b.network],
+          ['Merchant', <Link href={`${BASE}/merchants/${b.merchantId}`}>{b.merchantId}</Link>],
+          ['External id', b.externalId ? <Id value={b.externalId} /> : null],
+          ['Payout wallet', <Id value={b.payer} />],
+          ['Submissions', String(b.submissions)],
+          ['Created', <Time at={b.createdAt} />],
+          ['Authorized', <Time at={b.authorizedAt} />],
+        ]}
+      />
+      <h2>Items</h2>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">#</th>
+            <th scope="col">Payout</th>
+            <th scope="col">Recipient</th>
+            <th scope="col">Amount</th>
+            <th scope="col">State</th>
+            <th scope="col">Transaction</th>
+            <th scope="col">Block</th>
+          </tr>
+        </thead>
+        <tbody>
+          {b.items.map((p) => (
+            <tr key={p.id}>
+              <td>{p.batchIndex}</td>
+              <td>
+                <Link href={`${BASE}/payouts/${p.id}`}>{p.id}</Link>
+              </td>
+              <td>
+                <Id value={p.recipient} short />
+              </td>
+              <td>
+                <Amount value={p.amount} token={b.token} />
+              </td>
+              <td>
+                <Status value={p.status} />
+                {p.failureReason ? (
+                  <div class="error-text small">{FAILURES[p.failureReason] ?? p.failureReason}</div>
+                ) : null}
+              </td>
+              <td>{p.txHash ? <Id value={p.txHash} short /> : <span class="muted">—</span>}</td>
+              <td>{p.executedBlock ?? '—'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}

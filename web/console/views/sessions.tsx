@@ -1,0 +1,134 @@
+import { useQuery } from '@urql/preact';
+import { graphql } from '../graphql.ts';
+import { useLive } from '../live.ts';
+import { BASE, Link, useLoc } from '../router.ts';
+import { Amount, Empty, Failure, Id, Loading, Status, Time } from '../ui.tsx';
+import { Choice, dayBound, Filters, Input, MerchantSelect, Pager } from './common.tsx';
+
+const Sessions = graphql(`
+  query Sessions($filter: DepositSessionFilter, $after: String) {
+    sessions(filter: $filter, after: $after, first: 50) {
+      hasNextPage
+      endCursor
+      nodes {
+        id
+        merchantId
+        externalOrderId
+        playerId
+        status
+        step
+        network
+        token
+        amount
+        txHash
+        createdAt
+        updatedAt
+      }
+    }
+  }
+`);
+
+const SessionChanged = graphql(`
+  subscription SessionChanged($merchantId: ID) {
+    sessionChanged(merchantId: $merchantId) {
+      id
+      status
+      step
+    }
+  }
+`);
+
+/** Deposit sessions: filters and search in the URL, live as sessions are created and settle. */
+export function SessionsView() {
+  const loc = useLoc();
+  const q = (k: string) => loc.query.get(k);
+  const filter = {
+    merchantId: q('merchant'),
+    status: q('status'),
+    network: q('network'),
+    search: q('search'),
+    createdAfter: dayBound(q('from')),
+    createdBefore: dayBound(q('to'), true),
+  };
+  const [{ data, fetching, error }, refetch] = useQuery({
+    query: Sessions,
+    variables: { filter, after: q('after') },
+  });
+  const live = useLive(SessionChanged, { merchantId: filter.merchantId }, () =>
+    refetch({ requestPolicy: 'network-only' }),
+  );
+  const page = data?.sessions;
+  return (
+    <section>
+      <h1>Sessions</h1>
+      <p class="live" aria-live="polite">
+        {live.error ? 'Live updates paused: reconnecting…' : 'Live: new and changed sessions appear here.'}
+      </p>
+      <Filters loc={loc}>
+        <MerchantSelect value={q('merchant')} />
+        <Choice
+          name="status"
+          label="Status"
+          value={q('status')}
+          options={['pending', 'processing', 'completed', 'failed']}
+        />
+        <Input name="network" label="Network" value={q('network')} placeholder="eth" />
+        <Input name="from" label="From (UTC day)" type="date" value={q('from')} />
+        <Input name="to" label="To (UTC day)" type="date" value={q('to')} />
+        <Input
+          name="search"
+          label="Search"
+          value={q('search')}
+          placeholder="session id, order id, player, wallet or tx hash"
+        />
+      </Filters>
+      {error ? <Failure error={error} retry={() => refetch({ requestPolicy: 'network-only' })} /> : null}
+      {!data && fetching ? <Loading what="sessions" /> : null}
+      {page && page.nodes.length === 0 ? (
+        <Empty>
+          No session matches. Clear the filters, or open one through the API (POST /v1/cashier/init).
+        </Empty>
+      ) : null}
+      {page && page.nodes.length > 0 ? (
+        <table>
+          <caption class="sr-only">Sessions</caption>
+          <thead>
+            <tr>
+              <th scope="col">Session</th>
+              <th scope="col">Status</th>
+              <th scope="col">Step</th>
+              <th scope="col">Amount</th>
+              <th scope="col">Network</th>
+              <th scope="col">Order</th>
+              <th scope="col">Player</th>
+              <th scope="col">Created</th>
+            </tr>
+          </thead>
+          <tbody>
+            {page.nodes.map((s) => (
+              <tr key={s.id} data-session={s.id}>
+                <td>
+                  <Link href={`${BASE}/sessions/${s.id}`}>{s.id}</Link>
+                </td>
+                <td>
+                  <Status value={s.status} />
+                </td>
+                <td>{s.step}</td>
+                <td>
+                  <Amount value={s.amount} token={s.token} />
+                </td>
+                <td>{s.network ?? <span class="muted">—</span>}</td>
+                <td>{s.externalOrderId ? <Id value={s.externalOrderId} /> : <span class="muted">—</span>}</td>
+                <td>{s.playerId ?? <span class="muted">—</span>}</td>
+                <td>
+                  <Time at={s.createdAt} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      <Pager loc={loc} page={page} />
+    </section>
+  );
+}
