@@ -9,6 +9,7 @@ import type { NetworkFile } from './chains/networks.ts';
 import { type Config, ConfigError, loadConfig, requireReadableFile } from './config.ts';
 import { createLogger } from './lib/logger.ts';
 import { stopOnSignals } from './lib/shutdown.ts';
+import { recordWebhookRule } from './modules/merchant/webhook-rule.ts';
 import type { Worker } from './worker/runner.ts';
 
 /**
@@ -132,6 +133,8 @@ async function main() {
     await migrate(config.databaseUrl!);
     const app = await createApp({ config, networks, logger });
     stops.unshift(() => app.close());
+    // The operator CLI applies this process's webhook target rule, not its own (webhook-rule.ts).
+    await recordWebhookRule(app.fork(), config.webhookAllowPrivate);
     const pages = dev && devChains ? [...webPages(app), (await dev.webhookInbox())(app)] : webPages(app);
     const http = await startHttpServer(app, { pages });
     stops.unshift(() => http.close());

@@ -35,8 +35,9 @@ interface Base {
 /** One builder per service: the same constructor arguments as src/app.ts, for a process with no API. */
 const BUILD: { [K in CliServiceName]: (base: Base) => Promise<Services[K]> } = {
   merchants: async ({ config, networks }) => {
-    const [{ MerchantService }, registry] = await Promise.all([
+    const [{ MerchantService }, { gatewayWebhookRule }, registry] = await Promise.all([
       import('../modules/merchant/merchant.service.ts'),
+      import('../modules/merchant/webhook-rule.ts'),
       registryOf(networks),
     ]);
     return new MerchantService({
@@ -44,7 +45,8 @@ const BUILD: { [K in CliServiceName]: (base: Base) => Promise<Services[K]> } = {
       networks: registry,
       // No authentication cache here; API processes hear of the change through the database.
       onCredentialsChanged: () => {},
-      webhookAllowPrivate: config.webhookAllowPrivate,
+      // The gateway's rule, as it recorded it; this process's own only before any gateway started.
+      webhookAllowPrivate: (em) => gatewayWebhookRule(em, config.webhookAllowPrivate),
     });
   },
   operators: async () => new (await import('../modules/auth/operator.service.ts')).OperatorService(),

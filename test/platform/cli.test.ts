@@ -3,12 +3,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/commands.ts';
+import { recordWebhookRule } from '../../src/modules/merchant/webhook-rule.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { cliFor, runCli } from '../support/cli.ts';
 
 let t: TestApp;
 // biome-ignore lint/suspicious/noExplicitAny: the CLI prints JSON whose shape each test checks
-let cli: (...args: string[]) => Promise<any>;
+let cli: (...args: [...string[]] | [...string[], Record<string, string>]) => Promise<any>;
 beforeAll(async () => {
   t = await startTestApp();
   cli = cliFor(t);
@@ -41,6 +42,23 @@ it('creates a merchant, issues a key the service accepts, sets a wallet and an a
   expect(rotated.issued.id).not.toBe(key.id);
   const token = await cli('operator:token', '--name', 'ci');
   expect(token.token).toMatch(/^opk_/);
+}, 90_000);
+
+it("sets a merchant's webhook URL by the rule the gateway recorded, not the CLI's own environment", async () => {
+  const loopback = 'http://127.0.0.1:9/hooks';
+  const refused = (env: Record<string, string>) =>
+    cli('merchant:create', '--name', 'Hooks', '--webhook-url', loopback, env).then(
+      () => false,
+      (error: { stderr: string }) => /webhook_url/.test(error.stderr),
+    );
+  // No gateway has recorded a rule yet: the CLI's own configuration decides.
+  expect(await refused({ WEBHOOK_ALLOW_PRIVATE: 'true' })).toBe(false);
+  // A gateway that refuses private targets started on this database: the CLI refuses them too, whatever
+  // its own WEBHOOK_ALLOW_PRIVATE says; and the other way round.
+  await recordWebhookRule(t.app.fork(), false);
+  expect(await refused({ WEBHOOK_ALLOW_PRIVATE: 'true' })).toBe(true);
+  await recordWebhookRule(t.app.fork(), true);
+  expect(await refused({ WEBHOOK_ALLOW_PRIVATE: 'false' })).toBe(false);
 }, 90_000);
 
 it('answers an unknown command, an option another command has, or a missing one with the usage of every command', async () => {

@@ -40,7 +40,10 @@ export function runCli(
  * The operator CLI as a separate process against a test app's database (with a network file of one
  * EVM network whose node is never asked); resolves with the JSON it printed.
  */
-export function cliFor(t: TestApp, networks?: unknown): (...args: string[]) => Promise<unknown> {
+export function cliFor(
+  t: TestApp,
+  networks?: unknown,
+): (...args: [...string[]] | [...string[], Record<string, string>]) => Promise<unknown> {
   const networksFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'cli-')), 'networks.json');
   writeFileSync(
     networksFile,
@@ -48,9 +51,16 @@ export function cliFor(t: TestApp, networks?: unknown): (...args: string[]) => P
       networks ?? { networks: [{ id: 'eth', kind: 'evm', chainId: 1, rpcUrls: ['http://127.0.0.1:9'] }] },
     ),
   );
-  return async (...args) => {
+  return async (...given) => {
+    // A last argument that is an object adds to the CLI's environment.
+    const last = given.at(-1);
+    const extra = typeof last === 'object' ? last : {};
+    const args = (given as (string | Record<string, string>)[]).filter(
+      (a): a is string => typeof a === 'string',
+    );
     const env = {
       ...process.env,
+      ...extra,
       DATABASE_URL: t.config.databaseUrl!,
       NETWORKS_FILE: networksFile,
       SECRETS_KEY: t.config.secretsKey!.toString('hex'),

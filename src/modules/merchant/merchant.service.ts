@@ -35,8 +35,11 @@ export class MerchantService {
       networks: NetworkRegistry;
       /** Called when a key or allowlist changes, so authentication caches drop stale entries. */
       onCredentialsChanged: (merchantId: string) => void;
-      /** Loopback/private webhook targets allowed (development only); refused otherwise (D9). */
-      webhookAllowPrivate: boolean;
+      /**
+       * Loopback/private webhook targets allowed (development only); refused otherwise (D9). The CLI
+       * passes a function: the rule the gateway recorded (webhook-rule.ts).
+       */
+      webhookAllowPrivate: boolean | ((em: EntityManager) => Promise<boolean>);
     },
   ) {}
 
@@ -45,12 +48,14 @@ export class MerchantService {
    * the deployment allows them (D9). Checked by every operation that sets it, whoever calls; the sender
    * checks again at send time against DNS rebinding.
    */
-  private async checkWebhookUrl(url: string | null | undefined): Promise<void> {
-    if (url) await assertPublicUrl(url, this.deps.webhookAllowPrivate, 'webhook_url');
+  private async checkWebhookUrl(em: EntityManager, url: string | null | undefined): Promise<void> {
+    if (!url) return;
+    const rule = this.deps.webhookAllowPrivate;
+    await assertPublicUrl(url, typeof rule === 'boolean' ? rule : await rule(em), 'webhook_url');
   }
 
   async create(em: EntityManager, input: { name: string; webhookUrl?: string | null }): Promise<Merchant> {
-    await this.checkWebhookUrl(input.webhookUrl);
+    await this.checkWebhookUrl(em, input.webhookUrl);
     const merchant = em.create(Merchant, {
       id: newId('merchant'),
       name: input.name,
@@ -77,7 +82,7 @@ export class MerchantService {
       tronPayoutWallet?: string | null;
     },
   ): Promise<Merchant> {
-    await this.checkWebhookUrl(patch.webhookUrl);
+    await this.checkWebhookUrl(em, patch.webhookUrl);
     const merchant = await this.get(em, id);
     if (patch.tronPayoutWallet && !TRON_ADDRESS.test(patch.tronPayoutWallet)) {
       throw validation('tron_payout_wallet: must be a Tron address starting with T');
