@@ -98,7 +98,13 @@ it('replaces a stuck transaction with higher fees at the same nonce; the one min
   mining = true;
   const done = await until(() => status(order.id), settled, 30_000);
   expect(done.status).toBe('completed');
-  const final = await relayTxs(order.id);
+  // The payout completes at its confirmation depth; the relayer records its transaction mined once that
+  // block is final by the service's rule, which may be a tick later.
+  const final = await until(
+    () => relayTxs(order.id),
+    (t) => t.some((x) => x.status === 'mined'),
+    30_000,
+  );
   expect(final.filter((t) => t.status === 'mined')).toHaveLength(1);
   expect(final.find((t) => t.status === 'mined')!.hash).toBe(done.tx_hash);
   expect(await f.balance('USDT', order.recipient)).toBe(3_000_000n);
