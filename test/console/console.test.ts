@@ -108,6 +108,35 @@ describe.skipIf(noBrowser)('the operator console', () => {
     await context.close();
   });
 
+  it('a read-scoped token sees the views, its name and scopes, and every change button disabled', async () => {
+    const { token } = await s.f.t.app.services.operators.createToken(s.f.t.app.fork(), {
+      name: 'auditor',
+      scopes: ['read'],
+    });
+    const context = await s.browser.newContext();
+    context.setDefaultTimeout(15_000);
+    const page = await context.newPage();
+    await signIn(page, `${s.url}/merchants`, token);
+    await page.getByRole('link', { name: 'Demo merchant' }).waitFor();
+    await page.getByText('Signed in as auditor (read)').waitFor();
+    await page.getByText('read only').waitFor();
+    const create = page.getByRole('button', { name: 'Create merchant' });
+    expect(await create.isDisabled()).toBe(true);
+    expect(await create.getAttribute('title')).toContain('may only read');
+    await page.getByRole('link', { name: 'Demo merchant' }).click();
+    await page.getByRole('heading', { name: 'Demo merchant' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Save profile' }).isDisabled()).toBe(true);
+    // The API refuses the change itself, whatever the page shows.
+    const refused = await s.f.t.graphql(token, 'mutation { createMerchant(name: "Sneaky") { id } }');
+    expect(refused.errors?.[0]?.extensions?.code).toBe('forbidden');
+    // An admin token's buttons work.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await signIn(page, `${s.url}/merchants`, s.operatorToken);
+    await page.getByText(/Signed in as .* \(.*admin.*\)/).waitFor();
+    expect(await page.getByRole('button', { name: 'Create merchant' }).isDisabled()).toBe(false);
+    await context.close();
+  });
+
   it('a token that stops working returns to the sign-in form with the reason', async () => {
     const token = await s.f.t.operatorToken();
     const context = await s.browser.newContext();

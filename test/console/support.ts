@@ -6,12 +6,13 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Wallet } from 'ethers';
+import { keccak256, toUtf8Bytes, Wallet } from 'ethers';
 import type { Browser, Page } from 'playwright-core';
 import { provisionDemo } from '../../src/devstack/provision.ts';
 import { consolePages } from '../../src/http/console.ts';
 import { webPages } from '../../src/http/pages.ts';
 import { settlementCsvPage } from '../../src/modules/report/index.ts';
+import { PAYMENT_ROUTER } from '../../src/modules/session/session.chain.ts';
 import { launch, noBrowser } from '../hosted/browser.ts';
 import {
   followerOf,
@@ -106,4 +107,38 @@ export async function settle(f: SessionFixture, session: string, maxBlocks = 40)
     await mine(f, 1);
   }
   throw new Error('session did not settle');
+}
+
+/**
+ * Pays the router for `first`'s amount but with an `order_ref` of no session, then lets the follower
+ * record it: an unmatched payment. Its transaction hash (lowercase).
+ */
+export async function payUnmatched(f: SessionFixture, first: StepBody, player: Wallet): Promise<string> {
+  let current = first;
+  const step = async (action: string, value?: string) => {
+    const res = await f.call('/v1/cashier/step', { session: first.session, action, value });
+    if (res.status !== 200) throw new Error(`${action}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+  if (current.step === 'connect_wallet') current = await step('wallet_connected', player.address);
+  if (current.step === 'awaiting_approval')
+    current = await step('approval_submitted', await sendWalletAction(player, current.wallet_action));
+  if (current.step !== 'awaiting_payment') throw new Error(`unexpected step ${current.step}`);
+  const call = current.wallet_action!.params[0]!;
+  const args = PAYMENT_ROUTER.decodeFunctionData('pay', call.data);
+  const data = PAYMENT_ROUTER.encodeFunctionData('pay', [
+    args[0],
+    args[1],
+    // To a wallet of no merchant: the settlement wallet's balance stays the report's.
+    Wallet.createRandom().address,
+    keccak256(toUtf8Bytes(`no session ${first.session}`)),
+    args[4],
+  ]);
+  const hash = await sendWalletAction(player, { ...current.wallet_action!, params: [{ ...call, data }] });
+  const listener = followerOf(f);
+  for (let i = 0; i < 3; i++) {
+    await mine(f, 3);
+    await listener.pass();
+  }
+  return hash.toLowerCase();
 }

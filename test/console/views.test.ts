@@ -10,7 +10,16 @@ import { parseUnits } from '../../src/money.ts';
 import { watchProblems } from '../hosted/browser.ts';
 import { token as tokenContract } from '../session/support.ts';
 import { type Receiver, startReceiver, type WebhookWorker, webhookWorker } from '../webhook/support.ts';
-import { type ConsoleStack, consoleStack, noBrowser, openSession, pay, settle, signIn } from './support.ts';
+import {
+  type ConsoleStack,
+  consoleStack,
+  noBrowser,
+  openSession,
+  pay,
+  payUnmatched,
+  settle,
+  signIn,
+} from './support.ts';
 
 /**
  * Every view of the console in Chromium against data made through the API and the chain: webhooks
@@ -27,6 +36,7 @@ let receiver: Receiver;
 let hooks: WebhookWorker;
 let sessionId: string;
 let payoutId: string;
+let strayTx: string;
 beforeAll(async () => {
   s = await consoleStack();
   receiver = await startReceiver(500);
@@ -34,6 +44,8 @@ beforeAll(async () => {
   sessionId = first.session;
   await pay(s.f, first, s.f.players[1]!);
   await settle(s.f, sessionId);
+  // A router payment naming no session.
+  strayTx = await payUnmatched(s.f, await openSession(s.f, { amount: '2.5' }), s.f.players[2]!);
   // A payout that failed on chain for want of allowance, as the confirmer records it.
   const em = s.f.t.app.fork();
   const payout = em.create(Payout, {
@@ -158,6 +170,26 @@ describe.skipIf(noBrowser)('the console views', () => {
         .toBe(1);
     }, `/webhooks?subject=${sessionId}`);
     expect(receiver.requests.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('an unmatched payment is counted on the overview, listed with the sessions, and marked refunded', async () => {
+    await signedIn(async (page) => {
+      page.on('dialog', (d) => void d.accept());
+      await page.getByRole('link', { name: /1 payments no session claimed/ }).click();
+      await page.getByRole('heading', { name: 'Payments no session claimed' }).waitFor();
+      const row = page.locator('tr[data-payment]').filter({ has: page.locator(`code[title="${strayTx}"]`) });
+      await row.getByText('2.5 USDC').waitFor();
+      expect(await axe(page)).toEqual([]);
+      await row.getByRole('button', { name: 'Mark refunded' }).click();
+      await row.waitFor({ state: 'detached' });
+      await page.getByLabel('Show').selectOption('refunded');
+      await page.locator('tr[data-payment]').getByText('refunded', { exact: true }).waitFor();
+    });
+    const res = await s.f.t.graphql(
+      s.operatorToken,
+      'query { unmatchedPayments(filter: { state: refunded }) { nodes { txHash resolvedBy } } }',
+    );
+    expect(res.data.unmatchedPayments.nodes.map((p: { txHash: string }) => p.txHash)).toEqual([strayTx]);
   });
 
   it('a failed payout says why', async () => {

@@ -1,9 +1,10 @@
-import { Provider } from '@urql/preact';
+import { Provider, useQuery } from '@urql/preact';
 import { render } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { type ConsoleClient, checkToken, createConsoleClient, tokenStore } from './client.ts';
+import { graphql } from './graphql.ts';
 import { BASE, Link, LocationContext, navigate, useLocation } from './router.ts';
-import { AccessContext } from './ui.tsx';
+import { type Access, AccessContext } from './ui.tsx';
 import { routeOf } from './views/index.tsx';
 
 /**
@@ -21,6 +22,35 @@ const NAV: [string, string][] = [
   ['Reports', `${BASE}/reports`],
   ['System', `${BASE}/system`],
 ];
+
+const ViewerQuery = graphql(`
+  query Viewer {
+    viewer {
+      name
+      scopes
+    }
+  }
+`);
+
+/** What the token may do, from its scopes as the API reports them: only `admin` changes anything. */
+function useViewerAccess(): { access: Access; who: string | null } {
+  const [{ data, error }] = useQuery({ query: ViewerQuery });
+  if (!data)
+    return {
+      access: {
+        canWrite: false,
+        reason: error ? 'The token’s scopes could not be read.' : 'Reading the token’s scopes…',
+      },
+      who: null,
+    };
+  const { name, scopes } = data.viewer;
+  return {
+    access: scopes.includes('admin')
+      ? { canWrite: true }
+      : { canWrite: false, reason: `The token “${name}” may only read (scopes: ${scopes.join(', ')}).` },
+    who: `${name} (${scopes.join(', ')})`,
+  };
+}
 
 function SignIn({ reason, onSignedIn }: { reason: string | null; onSignedIn: (token: string) => void }) {
   const [error, setError] = useState<string | null>(null);
@@ -72,7 +102,16 @@ function SignIn({ reason, onSignedIn }: { reason: string | null; onSignedIn: (to
 }
 
 function Shell({ session, onSignOut }: { session: ConsoleClient; onSignOut: () => void }) {
+  return (
+    <Provider value={session.client}>
+      <Views onSignOut={onSignOut} />
+    </Provider>
+  );
+}
+
+function Views({ onSignOut }: { onSignOut: () => void }) {
   const loc = useLocation();
+  const { access, who } = useViewerAccess();
   const { title, view } = routeOf(loc);
   useEffect(() => {
     document.title = `${title} · Operator console`;
@@ -81,7 +120,7 @@ function Shell({ session, onSignOut }: { session: ConsoleClient; onSignOut: () =
     NAV.slice(1).find(([, href]) => loc.path.startsWith(href))?.[1] ?? (loc.path === BASE ? BASE : '');
   const batchSection = loc.path.startsWith(`${BASE}/batches`) ? `${BASE}/payouts` : section;
   return (
-    <Provider value={session.client}>
+    <AccessContext.Provider value={access}>
       <LocationContext.Provider value={loc}>
         <a class="skip" href="#main">
           Skip to content
@@ -95,6 +134,12 @@ function Shell({ session, onSignOut }: { session: ConsoleClient; onSignOut: () =
               </Link>
             ))}
           </nav>
+          {who ? (
+            <span class="viewer" title={access.canWrite ? 'This token may read and change.' : access.reason}>
+              Signed in as <strong>{who}</strong>
+              {access.canWrite ? null : <span class="readonly"> · read only</span>}
+            </span>
+          ) : null}
           <button type="button" class="signout" onClick={onSignOut}>
             Sign out
           </button>
@@ -103,7 +148,7 @@ function Shell({ session, onSignOut }: { session: ConsoleClient; onSignOut: () =
           {view}
         </main>
       </LocationContext.Provider>
-    </Provider>
+    </AccessContext.Provider>
   );
 }
 
@@ -135,16 +180,14 @@ function Console() {
       />
     );
   return (
-    <AccessContext.Provider value={{ canWrite: true }}>
-      <Shell
-        session={session}
-        onSignOut={() => {
-          tokenStore.clear();
-          setReason('Signed out. The token was forgotten by this tab.');
-          setToken(null);
-        }}
-      />
-    </AccessContext.Provider>
+    <Shell
+      session={session}
+      onSignOut={() => {
+        tokenStore.clear();
+        setReason('Signed out. The token was forgotten by this tab.');
+        setToken(null);
+      }}
+    />
   );
 }
 

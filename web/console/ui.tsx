@@ -8,7 +8,7 @@ import { useContext, useState } from 'preact/hooks';
  * with UTC on hover, copyable ids, and loading, empty and error states that say what to do.
  */
 
-/** What the signed-in token may do. TODO(h-operators): read the caller's scopes from the API. */
+/** What the signed-in token may do: from its scopes (`viewer`), `admin` alone may change things. */
 export interface Access {
   canWrite: boolean;
   /** Why changes are disabled, shown next to disabled controls. */

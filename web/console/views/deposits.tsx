@@ -3,6 +3,7 @@ import { graphql } from '../graphql.ts';
 import { useLoc } from '../router.ts';
 import { Amount, Empty, Failure, Id, Loading, Status, Time } from '../ui.tsx';
 import { Choice, Filters, Input, MerchantSelect, Pager } from './common.tsx';
+import { SweepHolds } from './sweepholds.tsx';
 
 const Deposits = graphql(`
   query Deposits($merchantId: ID, $network: String, $playerId: String, $status: DepositStatus, $after: String) {
@@ -189,11 +190,8 @@ export function DepositsView() {
             </table>
           ) : null}
           <Pager loc={loc} page={data.deposits} />
+          <SweepHolds />
           <h2>Sweeps</h2>
-          <p class="muted small">
-            Parked sweeps (held back, with their reason) and their retry are not offered by this version of
-            the API yet; failed sweeps are shown with their error.
-          </p>
           {data.sweeps.nodes.length === 0 ? <Empty>No sweep has run yet.</Empty> : null}
           {data.sweeps.nodes.length > 0 ? (
             <table>

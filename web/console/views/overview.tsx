@@ -35,6 +35,15 @@ const OverviewQuery = graphql(`
         amount
       }
     }
+    unmatchedPayments(filter: { state: unmatched }, first: 100) {
+      hasNextPage
+      nodes {
+        id
+      }
+    }
+    sweepHolds(parked: true) {
+      address
+    }
     relayerWallets {
       network
       address
@@ -86,6 +95,16 @@ export function OverviewView() {
     ],
     [attention.failedSweeps, 'failed sweeps', `${BASE}/deposits`],
     [
+      data.sweepHolds.length,
+      'forwarders parked after failing to sweep (retry them on the deposits view)',
+      `${BASE}/deposits#sweep-holds`,
+    ],
+    [
+      data.unmatchedPayments.nodes.length,
+      `${data.unmatchedPayments.hasNextPage ? 'or more ' : ''}payments no session claimed (attach or mark refunded)`,
+      `${BASE}/sessions?payments=unmatched`,
+    ],
+    [
       noGas.length,
       `relayer wallets out of gas (${noGas.map((w) => w.network).join(', ')})`,
       `${BASE}/system`,
@@ -103,7 +122,8 @@ export function OverviewView() {
       <h2>Needs attention</h2>
       {open.length === 0 ? (
         <Empty>
-          Nothing needs attention: no failed webhooks or payouts, no stuck relays, every follower keeping up.
+          Nothing needs attention: no failed webhooks or payouts, no stuck relays or parked sweeps, no
+          unmatched payments, every follower keeping up.
         </Empty>
       ) : (
         <ul class="attention-list">
@@ -116,7 +136,6 @@ export function OverviewView() {
           ))}
         </ul>
       )}
-      <p class="muted small">Unmatched payments: not reported by this version of the API yet.</p>
       <h2>Activity</h2>
       {activity.length === 0 ? (
         <Empty>No deposit, credit or payout completed in the last 7 days.</Empty>

@@ -4,6 +4,7 @@ import { useLive } from '../live.ts';
 import { BASE, Link, useLoc } from '../router.ts';
 import { Amount, Empty, Failure, Id, Loading, Status, Time } from '../ui.tsx';
 import { Choice, dayBound, Filters, Input, MerchantSelect, Pager } from './common.tsx';
+import { UnmatchedPayments } from './unmatched.tsx';
 
 const Sessions = graphql(`
   query Sessions($filter: DepositSessionFilter, $after: String) {
@@ -129,6 +130,7 @@ export function SessionsView() {
         </table>
       ) : null}
       <Pager loc={loc} page={page} />
+      <UnmatchedPayments loc={loc} />
     </section>
   );
 }

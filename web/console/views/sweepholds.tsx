@@ -1,0 +1,112 @@
+import { useMutation, useQuery } from '@urql/preact';
+import { graphql } from '../graphql.ts';
+import { Amount, ChangeButton, Empty, Failure, Id, Outcome, Time } from '../ui.tsx';
+
+const Holds = graphql(`
+  query SweepHolds {
+    sweepHolds {
+      network
+      address
+      token
+      merchantId
+      playerId
+      reason
+      attempts
+      nextAttemptAt
+      parked
+      parkedAt
+      deposits
+      credited
+      updatedAt
+    }
+  }
+`);
+
+const Retry = graphql(`
+  mutation SweepRetry($network: String!, $address: String!, $token: String!) {
+    sweepRetry(network: $network, address: $address, token: $token) {
+      address
+      attempts
+      parked
+    }
+  }
+`);
+
+/**
+ * Forwarders whose sweeps keep failing (a section of the deposits view): backing off, or parked after
+ * five failures until an operator retries. Their credited deposits wait in the forwarder meanwhile.
+ */
+export function SweepHolds() {
+  const [{ data, error }, refetch] = useQuery({ query: Holds });
+  const reload = () => refetch({ requestPolicy: 'network-only' });
+  return (
+    <section id="sweep-holds" aria-labelledby="sweep-holds-heading">
+      <h2 id="sweep-holds-heading">Sweeps held back</h2>
+      {error ? <Failure error={error} retry={reload} /> : null}
+      {data && data.sweepHolds.length === 0 ? (
+        <Empty>No forwarder is failing to sweep: every credited deposit moves on the next sweep.</Empty>
+      ) : null}
+      {data && data.sweepHolds.length > 0 ? (
+        <table>
+          <caption class="sr-only">Forwarders whose sweeps failed</caption>
+          <thead>
+            <tr>
+              <th scope="col">Forwarder</th>
+              <th scope="col">Waiting</th>
+              <th scope="col">Reason</th>
+              <th scope="col">Attempts</th>
+              <th scope="col">Next attempt</th>
+              <th scope="col">Parked</th>
+              <th scope="col">Retry</th>
+            </tr>
+          </thead>
+          <tbody>
+            {data.sweepHolds.map((h) => (
+              <tr
+                key={`${h.network}/${h.address}/${h.token}`}
+                data-hold={h.address}
+                class={h.parked ? 'attention' : undefined}
+              >
+                <td>
+                  <Id value={h.address} short />
+                  <div class="small muted">
+                    {h.network} · player {h.playerId}
+                  </div>
+                </td>
+                <td>
+                  {h.deposits} · <Amount value={h.credited} token={h.token} />
+                </td>
+                <td class="error-text">{h.reason}</td>
+                <td>{h.attempts}</td>
+                <td>{h.parked ? <span class="muted">only on retry</span> : <Time at={h.nextAttemptAt} />}</td>
+                <td>{h.parked ? <Time at={h.parkedAt} /> : <span class="muted">no</span>}</td>
+                <td>
+                  <RetryButton network={h.network} address={h.address} token={h.token} done={reload} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+    </section>
+  );
+}
+
+function RetryButton(props: { network: string; address: string; token: string; done: () => void }) {
+  const [state, retry] = useMutation(Retry);
+  return (
+    <span>
+      <ChangeButton
+        busy={state.fetching}
+        onClick={() =>
+          void retry({ network: props.network, address: props.address, token: props.token }).then((r) => {
+            if (!r.error) props.done();
+          })
+        }
+      >
+        Retry
+      </ChangeButton>
+      <Outcome error={state.error} done={state.data ? 'Queued for the next sweep.' : null} />
+    </span>
+  );
+}
