@@ -1,8 +1,7 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { App } from '../app.ts';
 import { CONSOLE_ASSETS_PATH, consoleAssets } from './console-assets.ts';
 import type { PageHandler } from './server.ts';
-import type { Asset } from './web-assets.ts';
+import { cspHost, pagePolicy, sendAsset, sendBody } from './static.ts';
 
 /**
  * The operator console at `/console`: one HTML page for every view's URL (`/console/merchants/…`,
@@ -11,25 +10,13 @@ import type { Asset } from './web-assets.ts';
  * never framed.
  */
 
-const HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
-
-/**
- * The console's Content-Security-Policy: script and style from this origin only (no inline, no eval),
- * connections to this origin and its WebSocket, no framing at all.
- */
+/** The console's Content-Security-Policy: never framed, forms post to this origin only. */
 export function consoleCsp(host: string | undefined): string {
-  const ws = host ? ` ws://${host} wss://${host}` : '';
-  return [
-    "default-src 'none'",
-    "script-src 'self'",
-    "style-src 'self'",
-    "img-src 'self' data:",
-    `connect-src 'self'${ws}`,
-    "base-uri 'none'",
-    "form-action 'self'",
-    "frame-ancestors 'none'",
-  ].join('; ');
+  return pagePolicy(host, { formAction: "'self'", frameAncestors: "'none'" });
 }
+
+/** Every console response: never framed, its assets for this origin only. */
+const CONSOLE_HEADERS = { 'x-frame-options': 'DENY' };
 
 /** The console's page and assets. Building starts now so the first request is quick. */
 export function consolePages(app: App): PageHandler[] {
@@ -44,40 +31,21 @@ export function consolePages(app: App): PageHandler[] {
         const asset = assets.get(path.slice(CONSOLE_ASSETS_PATH.length));
         if (!asset) return false;
         const immutable = url.searchParams.get('v') === asset.hash;
-        sendAsset(req, res, asset, immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
+        sendAsset(req, res, asset, immutable ? 'public, max-age=31536000, immutable' : 'no-cache', {
+          ...CONSOLE_HEADERS,
+          'cross-origin-resource-policy': 'same-origin',
+        });
         return true;
       }
       if (path !== '/console' && !path.startsWith('/console/')) return false;
       const { html } = await consoleAssets();
-      const host = publicHost ?? (HOST.test(req.headers.host ?? '') ? req.headers.host : undefined);
-      send(req, res, Buffer.from(html), {
+      sendBody(req, res, Buffer.from(html), {
+        ...CONSOLE_HEADERS,
         'content-type': 'text/html; charset=utf-8',
-        'content-security-policy': consoleCsp(host),
+        'content-security-policy': consoleCsp(cspHost(req, publicHost)),
         'cache-control': 'no-cache',
       });
       return true;
     },
   ];
-}
-
-function sendAsset(req: IncomingMessage, res: ServerResponse, asset: Asset, cache: string) {
-  const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
-  send(req, res, gzip ? asset.gzip : asset.body, {
-    'content-type': asset.type,
-    'cache-control': cache,
-    vary: 'accept-encoding',
-    'cross-origin-resource-policy': 'same-origin',
-    ...(gzip ? { 'content-encoding': 'gzip' } : {}),
-  });
-}
-
-function send(req: IncomingMessage, res: ServerResponse, body: Buffer, headers: Record<string, string>) {
-  res.writeHead(200, {
-    ...headers,
-    'content-length': body.length,
-    'x-content-type-options': 'nosniff',
-    'x-frame-options': 'DENY',
-    'referrer-policy': 'no-referrer',
-  });
-  res.end(req.method === 'HEAD' ? undefined : body);
 }
