@@ -220,7 +220,7 @@ describe.skipIf(noBrowser)('the console views', () => {
     });
   });
 
-  it('a follower whose node disagrees shows the problem and since when on the system view', async () => {
+  it('a follower whose node disagrees shows the problem and since when on the system view, and counts on the overview', async () => {
     const em = s.f.t.app.fork();
     // As the follower records it when the node's finalized block contradicts what it followed.
     await em.execute(
@@ -239,6 +239,8 @@ describe.skipIf(noBrowser)('the console views', () => {
           .waitFor();
         await alert.locator('time').first().waitFor();
         expect(await axe(page)).toEqual([]);
+        await page.getByRole('link', { name: 'Overview' }).click();
+        await page.getByRole('link', { name: /1 networks whose node is inconsistent.*\(eth\)/ }).waitFor();
       }, '/system');
     } finally {
       await em.execute(`update chain_followers set node_problem = null, node_problem_since = null`);
