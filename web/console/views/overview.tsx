@@ -55,6 +55,7 @@ const OverviewQuery = graphql(`
       stream
       lagBlocks
       owner
+      nodeProblem
     }
   }
 `);
@@ -84,6 +85,7 @@ export function OverviewView() {
   if (!data) return fetching ? <Loading what="the overview" /> : null;
   const { activity, attention } = data.overview;
   const lagging = data.chainFollowers.filter((f) => (f.lagBlocks ?? 0) > LAGGING_BLOCKS || !f.owner);
+  const nodeTrouble = [...new Set(data.chainFollowers.filter((f) => f.nodeProblem).map((f) => f.network))];
   const noGas = data.relayerWallets.filter((w) => w.outOfGasSince);
   const items: [number, string, string][] = [
     [attention.failedWebhooks, 'failed webhook deliveries', `${BASE}/webhooks?status=failed`],
@@ -115,6 +117,11 @@ export function OverviewView() {
       `${BASE}/system`,
     ],
   ];
+  items.push([
+    nodeTrouble.length,
+    `networks whose node is inconsistent, nothing settles there (${nodeTrouble.join(', ')})`,
+    `${BASE}/system`,
+  ]);
   const open = items.filter(([n]) => n > 0);
   return (
     <section>

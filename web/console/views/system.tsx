@@ -17,6 +17,9 @@ const SystemQuery = graphql(`
       owner
       since
       tickedAt
+      nodeFinalizedBlock
+      nodeProblem
+      nodeProblemSince
     }
     relayerWallets {
       network
@@ -50,6 +53,7 @@ export function SystemView() {
   useLive(Tick, {}, reload);
   if (error && !data) return <Failure error={error} retry={reload} />;
   if (!data) return fetching ? <Loading what="the system state" /> : null;
+  const troubled = data.chainFollowers.filter((f) => f.nodeProblem);
   return (
     <section>
       <h1>System</h1>
@@ -57,6 +61,27 @@ export function SystemView() {
         Service version <code>{data.version}</code>. This view refreshes every few seconds.
       </p>
       <h2>Chain followers</h2>
+      {troubled.length > 0 ? (
+        <div class="failure" role="alert">
+          <p>
+            <strong>The node disagrees with what was followed:</strong> these streams hold back until it is
+            fixed (check the node, or point the network at another).
+          </p>
+          <ul>
+            {troubled.map((f) => (
+              <li key={`${f.network}/${f.stream}`} data-node-problem={f.network}>
+                {f.network} {f.stream}: {f.nodeProblem}
+                {f.nodeProblemSince ? (
+                  <>
+                    {' '}
+                    — since <Time at={f.nodeProblemSince} />
+                  </>
+                ) : null}
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
       {data.chainFollowers.length === 0 ? (
         <Empty>
           No chain follower has run yet: start the worker (npm run worker, or npm start runs one).
@@ -77,11 +102,19 @@ export function SystemView() {
           </thead>
           <tbody>
             {data.chainFollowers.map((f) => (
-              <tr key={`${f.network}/${f.stream}`} class={(f.lagBlocks ?? 0) > 20 ? 'attention' : undefined}>
+              <tr
+                key={`${f.network}/${f.stream}`}
+                class={(f.lagBlocks ?? 0) > 20 || f.nodeProblem ? 'attention' : undefined}
+              >
                 <td>{f.network}</td>
                 <td>{f.stream}</td>
                 <td>{f.headBlock ?? '—'}</td>
-                <td>{f.finalizedBlock ?? '—'}</td>
+                <td>
+                  {f.finalizedBlock ?? '—'}
+                  {f.nodeFinalizedBlock !== null && f.nodeFinalizedBlock !== f.finalizedBlock ? (
+                    <div class="small muted">node: {f.nodeFinalizedBlock}</div>
+                  ) : null}
+                </td>
                 <td>{f.cursorBlock}</td>
                 <td>
                   {f.lagBlocks ?? '—'} blocks{f.lagSeconds !== null ? `, ${f.lagSeconds} s` : ''}
@@ -89,6 +122,7 @@ export function SystemView() {
                 <td>{f.owner ? <Id value={f.owner} short /> : <span class="muted">nobody</span>}</td>
                 <td>
                   <Time at={f.tickedAt} />
+                  {f.nodeProblem ? <div class="error-text small">node problem</div> : null}
                 </td>
               </tr>
             ))}
