@@ -11,8 +11,6 @@
  * Gas per item next to plain transfers is bench/gas.ts.
  */
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type Contract, Wallet } from 'ethers';
 import { createApp } from '../src/app.ts';
@@ -27,7 +25,7 @@ import { authorizeBatch } from '../src/modules/batch/batch.authorize.ts';
 import { batchConsumer } from '../src/modules/batch/batch.consumer.ts';
 import { entities } from '../src/modules/index.ts';
 import { startWorker } from '../src/worker/runner.ts';
-import { type Figure, figure } from './report.ts';
+import { type Figure, figure, runIfMain } from './report.ts';
 import { payoutStack } from './support.ts';
 
 export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
@@ -137,11 +135,4 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  main()
-    .then(() => process.exit(0))
-    .catch((err) => {
-      console.error(err);
-      process.exit(1);
-    });
-}
+runIfMain(import.meta.url, main);

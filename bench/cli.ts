@@ -9,11 +9,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
 import { migrate } from '../src/db/migrate.ts';
-import { type Figure, figure } from './report.ts';
+import { type Figure, figure, runIfMain } from './report.ts';
 import { percentile, ROOT, script } from './support.ts';
 
 const run = promisify(execFile);
@@ -75,11 +74,4 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  main()
-    .then(() => process.exit(0))
-    .catch((error) => {
-      console.error(error);
-      process.exit(1);
-    });
-}
+runIfMain(import.meta.url, main);

@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { JsonRpcProvider, parseEther, parseUnits, Wallet } from 'ethers';
 import { type AnvilNode, startAnvil } from '../src/chains/anvil.ts';
@@ -19,7 +18,7 @@ import { createFollower } from '../src/followers/follower.ts';
 import { depositNetworkOf } from '../src/modules/deposit/deposit.chain.ts';
 import { DEPOSITS_STREAM, depositConsumer } from '../src/modules/deposit/deposit.consumer.ts';
 import { TRANSFER_TOPIC } from '../src/modules/deposit/deposit.scan.ts';
-import { type Figure, figure } from './report.ts';
+import { type Figure, figure, runIfMain } from './report.ts';
 import { benchApp, percentile } from './support.ts';
 
 const PER_TX = 100;
@@ -247,7 +246,4 @@ async function getLogs(url: string, tokens: string[], a: number, b: number): Pro
   ])) as unknown[];
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  await main();
-  process.exit(0);
-}
+runIfMain(import.meta.url, main);

@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type JsonRpcProvider, Wallet } from 'ethers';
 import { startChainFollowers } from '../daemons/chain-followers.ts';
@@ -14,7 +13,7 @@ import { PAYMENT_ROUTER, PAYMENT_TOPIC } from '../src/modules/session/session.ch
 import { sessionConsumer } from '../src/modules/session/session.consumer.ts';
 import { Session } from '../src/modules/session/session.entity.ts';
 import { orderRefOf } from '../src/modules/session/session.service.ts';
-import { type Figure, figure } from './report.ts';
+import { type Figure, figure, runIfMain } from './report.ts';
 import { benchApp, paymentChain, percentile } from './support.ts';
 
 const AMOUNT = 1_000_000n; // 1 USDC: the 3-block tier
@@ -328,11 +327,4 @@ async function bulkInsertBaseline(em: EntityManager, logs: Record<string, string
   return seconds;
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  main()
-    .then(() => process.exit(0))
-    .catch((err) => {
-      console.error(err);
-      process.exit(1);
-    });
-}
+runIfMain(import.meta.url, main);

@@ -1,14 +1,3 @@
-/**
- * Gas benchmark of the payout routers against plain ERC-20 `transferFrom`s, on a fresh anvil.
- *
- *   npx tsx bench/gas.ts [--batch 100]
- *
- * Every figure is `gasUsed` from a mined receipt. The batch and the plain transfers pay the *same* 100
- * fresh recipients: the chain is snapshotted before the batch and reverted after it, so every run writes
- * to never-touched balance slots (the expensive 20k SSTORE) exactly as the batch did.
- */
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import {
   type Contract,
@@ -29,7 +18,7 @@ import {
   type PayoutTypedData,
   typesForEthers,
 } from '../src/chains/payout-typed-data.ts';
-import { type Figure, figure } from './report.ts';
+import { type Figure, figure, runIfMain } from './report.ts';
 
 const AMOUNT = 1_000_000n; // 1 token at 6 decimals
 const BASE_TX_GAS = 21_000n;
@@ -365,9 +354,4 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  main().catch((err) => {
-    console.error(err);
-    process.exitCode = 1;
-  });
-}
+runIfMain(import.meta.url, main);

@@ -1,7 +1,6 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createClient } from 'graphql-ws';
 import { chromium } from 'playwright-core';
@@ -17,7 +16,7 @@ import { entities } from '../src/modules/index.ts';
 import { Session } from '../src/modules/session/session.entity.ts';
 import { entitySnapshot } from '../src/modules/session/session.service.ts';
 import { transitionSessions } from '../src/modules/session/session.transition.ts';
-import { type Figure, figure } from './report.ts';
+import { type Figure, figure, runIfMain } from './report.ts';
 import { benchApp, percentile } from './support.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -214,4 +213,4 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();
+runIfMain(import.meta.url, main);

@@ -8,12 +8,12 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { signedHeaders } from '../src/modules/auth/request-signing.ts';
-import { type Figure, figure } from './report.ts';
+import { type Figure, figure, runIfMain } from './report.ts';
 import { percentile } from './support.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -209,4 +209,4 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();
+runIfMain(import.meta.url, main);

@@ -14,7 +14,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Wallet } from 'ethers';
 import { createApp } from '../src/app.ts';
@@ -25,7 +25,7 @@ import { authorizePayout } from '../src/modules/payout/payout.authorize.ts';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const rate = (n: number, ms: number) => (n / (ms / 1000)).toFixed(1);
 
-import { type Figure, figure } from './report.ts';
+import { type Figure, figure, runIfMain } from './report.ts';
 import { payoutStack } from './support.ts';
 
 /** The bench fails when no payout settles for this long, naming the unsettled ones. */
@@ -196,11 +196,4 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  main()
-    .then(() => process.exit(0))
-    .catch((err) => {
-      console.error(err);
-      process.exit(1);
-    });
-}
+runIfMain(import.meta.url, main);

@@ -1,3 +1,5 @@
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 /**
  * What a benchmark hands back: its figures, each with the baseline measured in the same run, the
  * ratio, and the target it is held to. `bench/run.ts` prints them as one table and as JSON, so two runs
@@ -77,4 +79,20 @@ export function summaryTable(rows: Figure[]): string {
       .join('  ')
       .trimEnd();
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map(line)].join('\n');
+}
+
+/**
+ * Runs a bench's `main` when its file is the program itself (`tsx bench/gas.ts`), not when `run.ts`
+ * imports it: exit 0 when it finished, 1 with the error printed when it threw.
+ */
+export function runIfMain(moduleUrl: string, main: () => Promise<unknown>): void {
+  const program = process.argv[1];
+  if (!program || moduleUrl !== pathToFileURL(path.resolve(program)).href) return;
+  main().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
 }

@@ -17,7 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Wallet } from 'ethers';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
@@ -30,7 +30,7 @@ import { entities } from '../src/modules/index.ts';
 import { PAYMENT_ROUTER } from '../src/modules/session/session.chain.ts';
 import { orderRefOf } from '../src/modules/session/session.service.ts';
 import { sessionChanged } from '../src/modules/session/session.transition.ts';
-import { type Figure, figure } from './report.ts';
+import { type Figure, figure, runIfMain } from './report.ts';
 import { paymentChain, percentile } from './support.ts';
 
 const AMOUNT = 1_000_000n; // 1 USDC: the 3-block tier
@@ -265,11 +265,4 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  main()
-    .then(() => process.exit(0))
-    .catch((err) => {
-      console.error(err);
-      process.exit(1);
-    });
-}
+runIfMain(import.meta.url, main);

@@ -18,7 +18,6 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Logger, run, type TaskList } from 'graphile-worker';
 import { z } from 'zod';
@@ -32,7 +31,7 @@ import { createLogger } from '../src/lib/logger.ts';
 import { enqueueWebhook } from '../src/modules/webhook/outbox.ts';
 import { PER_MERCHANT_IN_FLIGHT } from '../src/modules/webhook/schedule.ts';
 import { deliverWebhookTask } from '../src/modules/webhook/webhook.tasks.ts';
-import { type Figure, figure } from './report.ts';
+import { type Figure, figure, runIfMain } from './report.ts';
 import { percentile } from './support.ts';
 
 const ADDERS = 8;
@@ -285,4 +284,4 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
   ];
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();
+runIfMain(import.meta.url, main);
