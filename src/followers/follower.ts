@@ -59,6 +59,8 @@ export function createFollower(deps: FollowerDeps) {
   let known: FinalityState | undefined;
   /** The node's current inconsistency, once logged. */
   let problem: string | undefined;
+  /** The last evidence block read: final blocks never change, so one read serves every stream at it. */
+  let evidenceHeader: BlockHeader | undefined;
 
   /** A transaction of this follower: fenced, then `work`. */
   const transaction = <T>(work: (tx: EntityManager) => Promise<T>) =>
@@ -111,7 +113,8 @@ export function createFollower(deps: FollowerDeps) {
     for (const consumer of consumers) {
       const cursor = await advance(consumer, head, finalized, floor);
       if (cursor.number < head.number) caughtUp = false;
-      await consumer.afterTick?.({ head, finalized, cursor, transaction } satisfies TickContext);
+      const evidence = () => evidenceAt(Math.min(finalized, cursor.number), cursor);
+      await consumer.afterTick?.({ head, finalized, cursor, evidence, transaction } satisfies TickContext);
     }
     return { head, finalized, caughtUp, ...(sync.kind === 'reorg' ? { reorg: sync.ancestor } : {}) };
   }
@@ -246,6 +249,15 @@ export function createFollower(deps: FollowerDeps) {
     const cursor =
       start === 0 ? { number: -1, hash: '', parentHash: '', timestamp: 0 } : await finalHeader(start - 1);
     return { cursor, stored: false };
+  }
+
+  /** The header of final block `number` (the cursor's own when it is the cursor), read once. */
+  async function evidenceAt(number: number, cursor: BlockHeader): Promise<BlockHeader | undefined> {
+    if (number < 0) return undefined;
+    if (number === cursor.number && cursor.timestamp > 0) return cursor;
+    if (evidenceHeader?.number !== number)
+      evidenceHeader = window?.get(number) ?? (await finalHeader(number));
+    return evidenceHeader;
   }
 
   async function finalHeader(number: number): Promise<BlockHeader> {

@@ -34,6 +34,13 @@ export interface TickContext {
   finalized: number;
   /** The stream's cursor: every block up to it is processed. */
   cursor: BlockHeader;
+  /**
+   * The evidence block: the newest block the stream has processed that is final by the service's rule
+   * (min(finalized, cursor)), with its chain time; undefined before the stream processed any. A failure
+   * (a deadline passed, a transaction reverted or never mined) is declared only on evidence at or below
+   * it: above it, a reorganisation may still bring the payment in.
+   */
+  evidence(): Promise<BlockHeader | undefined>;
   /** A transaction fenced like the follower's own (refused once this process lost the network). */
   transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T>;
 }

@@ -94,6 +94,11 @@ async function reportDropped(session: string, call: { to: string; data: string }
 }
 
 /** Moves the chain's clock past the session's router deadline and mines a block there. */
+/** Mines until the block mined last is final by the service's rule (finalityDepth behind the head). */
+async function mineToFinal(): Promise<void> {
+  await mine(f, f.t.app.services.sessionChains.network('eth').finalityDepth);
+}
+
 async function passRouterDeadline(session: string): Promise<void> {
   const row = await sessionRow(f, session);
   const { timestamp } = (await f.provider.getBlock('latest'))!;
@@ -419,6 +424,10 @@ describe('expiry and timeouts (D5)', () => {
     await late.pass();
     expect((await status(session)).status).toBe('processing');
     await passRouterDeadline(session);
+    // The block past the deadline is not final yet: a reorganisation could still mine the payment.
+    await late.pass();
+    expect((await status(session)).status).toBe('processing');
+    await mineToFinal();
     await late.pass();
     expect(await status(session)).toMatchObject({ step: 'failed', status: 'failed' });
     expect((await sessionRow(f, session)).failureReason).toBe('not_mined');
@@ -456,6 +465,10 @@ describe('expiry and timeouts (D5)', () => {
     const { timestamp } = (await f.provider.getBlock('latest'))!;
     await f.provider.send('evm_increaseTime', [row.deadline! - timestamp + 1]);
     await mine(f, 1);
+    // Past the deadline on chain, but at a block that is not final yet: still open.
+    await later.pass();
+    expect((await status(session)).status).toBe('pending');
+    await mineToFinal();
     await later.pass();
     expect(await status(session)).toMatchObject({ step: 'failed', status: 'failed' });
     const hooks = await webhooksOf(f, session);
@@ -486,6 +499,9 @@ describe('expiry and timeouts (D5)', () => {
     const { timestamp } = (await f.provider.getBlock('latest'))!;
     await f.provider.send('evm_increaseTime', [row.deadline! - timestamp + 1]);
     await mine(f, 1);
+    await later.pass();
+    expect((await status(session)).status).toBe('processing');
+    await mineToFinal();
     await later.pass();
     expect(await status(session)).toMatchObject({ step: 'failed', status: 'failed' });
     expect((await sessionRow(f, session)).failureReason).toBe('no_payment');

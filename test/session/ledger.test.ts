@@ -112,7 +112,8 @@ describe('one transfer pays one session', () => {
     const { timestamp } = (await f.provider.getBlock('latest'))!;
     const deadline = (await sessionRow(f, b.session)).deadline!;
     await f.provider.send('evm_increaseTime', [deadline - timestamp + 1]);
-    await mine(f, 1);
+    // The block past the deadline, then enough blocks on it to make it final (the evidence of no payment).
+    await mine(f, 1 + f.t.app.services.sessionChains.network('eth').finalityDepth);
     await follow(async () => (await status(b.session)).status === 'failed', {
       now: () => new Date(Date.now() + 61 * MINUTE),
     });

@@ -276,11 +276,15 @@ describe('a reverted payment', () => {
     expect((await step(s.session, 'signature_submitted', tx.hash)).step).toBe('processing');
 
     const listener = followerOf(f);
+    // Past the tier's depth (3) but not final: a reorganisation could still mine it again, paying.
+    await mine(f, 3);
+    await listener.pass();
+    expect((await f.call('/v1/cashier/status', { session: s.session })).body.step).toBe('processing');
+    await mine(f, f.t.app.services.sessionChains.network('eth').finalityDepth);
     let body: StepBody | undefined;
-    for (let i = 0; i < 10 && body?.step !== 'reverted'; i++) {
+    for (let i = 0; i < 5 && body?.step !== 'reverted'; i++) {
       await listener.pass();
       body = (await f.call('/v1/cashier/status', { session: s.session })).body;
-      await mine(f, 1);
     }
     expect(body).toMatchObject({ step: 'reverted', status: 'failed' });
     expect(body?.components[0]).toMatchObject({ type: 'status', status: 'error' });

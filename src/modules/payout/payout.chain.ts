@@ -279,12 +279,6 @@ export class PayoutChains {
     };
   }
 
-  /** The timestamp of an EVM block (chain seconds), or undefined when the node has no such block. */
-  async blockTimestamp(network: NetworkConfig, block: number): Promise<number | undefined> {
-    const header = await this.clients.evm(network).getBlockHeader(block);
-    return header?.timestamp;
-  }
-
   /** The payout wallet's token balance and the router's allowance, read now (base units). */
   async funds(target: PayoutTarget): Promise<{ balance: bigint; allowance: bigint }> {
     const { network, token, walletHex, router } = target;

@@ -51,7 +51,7 @@ export async function expirePayouts(
   ctx: TickContext,
   which: { batch: boolean } = { batch: false },
 ): Promise<void> {
-  const evidence = await evidenceBlock(deps, network, ctx);
+  const evidence = await evidenceBlock(network, ctx);
   if (!evidence) return;
   const stranded = await ctx.transaction((tx) =>
     tx.find(
@@ -90,22 +90,22 @@ export async function expirePayouts(
 }
 
 /**
- * The final block the stream has processed, with its chain time, and the block tag its contract reads
- * use (undefined on Tron, whose constant calls answer at the latest state: there the follower only sees
- * solidified blocks and reads after passing them). Undefined before the stream processed any block.
+ * The final block the stream has processed, with its chain time (the follower's evidence block), and
+ * the block tag its contract reads use (undefined on Tron, whose constant calls answer at the latest
+ * state: there the follower only sees solidified blocks and reads after passing them). Undefined
+ * before the stream processed any block.
  */
 async function evidenceBlock(
-  deps: ExpireDeps,
   network: NetworkConfig,
   ctx: TickContext,
 ): Promise<{ number: number; timestamp: number; tag: number | undefined } | undefined> {
-  const number = Math.min(ctx.finalized, ctx.cursor.number);
-  if (number < 0) return undefined;
-  const tag = network.kind === 'tron' ? undefined : number;
-  if (number === ctx.cursor.number && ctx.cursor.timestamp > 0)
-    return { number, timestamp: ctx.cursor.timestamp, tag };
-  const timestamp = await deps.chains.blockTimestamp(network, number);
-  return timestamp === undefined ? undefined : { number, timestamp, tag };
+  const header = await ctx.evidence();
+  if (!header) return undefined;
+  return {
+    number: header.number,
+    timestamp: header.timestamp,
+    tag: network.kind === 'tron' ? undefined : header.number,
+  };
 }
 
 /** Settles a payout that cannot execute any more: `expired` unsigned, else the relay's last reason. */

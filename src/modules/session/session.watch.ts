@@ -1,6 +1,7 @@
 import type { TxReceipt } from '../../chains/evm/index.ts';
 import { mapLimit } from '../../chains/evm/util.ts';
 import { confirmationsFor } from '../../chains/networks.ts';
+import type { BlockHeader } from '../../chains/types.ts';
 import type { Config } from '../../config.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import type { TickContext } from '../../followers/types.ts';
@@ -11,7 +12,10 @@ import { type SessionChange, transitionSessions } from './session.transition.ts'
 /**
  * The session work of a follower tick that needs the chain or the clock, run after the tick's block
  * transactions (never inside one): reported transactions that reverted, were never mined (by the
- * router deadline) or mined without paying, and D5 expiry. The receipts of all reported transactions are read in parallel; the
+ * router deadline) or mined without paying, and D5 expiry. Every failure is declared on evidence at
+ * the follower's evidence block (final by the service's rule, processed by the stream): a revert in a
+ * block at or below it, a router deadline passed by its chain time. Above it a reorganisation may
+ * still bring the payment in. The receipts of all reported transactions are read in parallel; the
  * settlements are written in one short transaction.
  */
 
@@ -43,6 +47,8 @@ export async function watchSessions(
     )
   ).map(snapshotOf);
   if (open.length === 0) return [];
+  const evidence = await ctx.evidence();
+  if (!evidence) return [];
 
   const reported = open.filter((s) => s.status === 'processing' && s.reportedTxHash);
   const receipts = await mapLimit(reported, RECEIPT_CONCURRENCY, (s) =>
@@ -52,12 +58,13 @@ export async function watchSessions(
   const minedWithoutPayment = new Set<string>();
   const timeoutMs = deps.config.paymentMiningTimeoutMinutes * 60_000;
   reported.forEach((s, i) => {
-    const outcome = reportOutcome(s, receipts[i] ?? null, ctx, network, now, timeoutMs);
+    const outcome = reportOutcome(s, receipts[i] ?? null, ctx, evidence, network, now, timeoutMs);
     if (outcome === 'mined_without_payment') minedWithoutPayment.add(s.id);
     else if (outcome) changes.push(outcome);
   });
   for (const s of open) {
-    if (changes.some((c) => c.session.id === s.id) || !expired(s, ctx, now, minedWithoutPayment)) continue;
+    if (changes.some((c) => c.session.id === s.id) || !expired(s, evidence, now, minedWithoutPayment))
+      continue;
     const reason = s.status === 'processing' ? 'no_payment' : 'expired';
     changes.push({ kind: 'failed', session: s, set: failed('failed', reason, now) });
   }
@@ -73,22 +80,26 @@ function reportOutcome(
   s: FollowedSession,
   receipt: TxReceipt | null,
   ctx: TickContext,
+  evidence: BlockHeader,
   network: SessionNetwork,
   now: Date,
   timeoutMs: number,
 ): SessionChange | 'mined_without_payment' | null {
   if (!receipt) {
     // Not mined: failed only once the router can no longer accept this session's payment by the
-    // chain's own clock at the cursor (a dropped transaction may be sent again until then, and that
-    // payment must find its session open).
+    // chain's own clock at a final block (a dropped transaction may be sent again until then, and
+    // that payment must find its session open).
     const overdue = s.reportedAt && now.getTime() - s.reportedAt.getTime() >= timeoutMs;
-    return overdue && pastRouterDeadline(s, ctx)
+    return overdue && pastRouterDeadline(s, evidence)
       ? { kind: 'failed', session: s, set: failed('failed', 'not_mined', now) }
       : null;
   }
   // Its logs are not all in the ledger until the follower has passed its block.
   if (receipt.blockNumber > ctx.cursor.number) return null;
   if (receipt.success) return 'mined_without_payment';
+  // A revert is the session's end only in a final block: above it, a reorganisation may mine the
+  // same transaction again, paying. The tier's depth still applies where it is deeper than finality.
+  if (receipt.blockNumber > evidence.number) return null;
   const depth = ctx.head.number - receipt.blockNumber + 1;
   if (depth < confirmationsFor(network, s.amount ?? '0')) return null;
   return {
@@ -101,20 +112,29 @@ function reportOutcome(
 
 /**
  * D5 expiry: past `expires_at` by the wall clock and past the router deadline by the chain's own
- * clock (the last processed block, so no payment can still be found), with no payment accepted. A
- * session that reported a transaction expires only once that transaction mined without paying it.
+ * clock at the evidence block (final and processed, so no payment can still be found), with no
+ * payment accepted. A session that reported a transaction expires only once that transaction mined
+ * without paying it.
  */
-function expired(s: FollowedSession, ctx: TickContext, now: Date, minedWithoutPayment: Set<string>): boolean {
+function expired(
+  s: FollowedSession,
+  evidence: BlockHeader,
+  now: Date,
+  minedWithoutPayment: Set<string>,
+): boolean {
   if (s.expiresAt > now) return false;
   if (s.status === 'processing' && !minedWithoutPayment.has(s.id)) return false;
   if (!s.network) return true;
-  return pastRouterDeadline(s, ctx);
+  return pastRouterDeadline(s, evidence);
 }
 
-/** The last processed block is past the router deadline: no payment for the session can still be found. */
-function pastRouterDeadline(s: FollowedSession, ctx: TickContext): boolean {
+/**
+ * A final, processed block is past the router deadline: every block after it is too, so the router
+ * refuses the session's payment from now on, and none was found up to it.
+ */
+function pastRouterDeadline(s: FollowedSession, evidence: BlockHeader): boolean {
   const deadline = s.deadline ?? Math.floor(s.expiresAt.getTime() / 1000);
-  return ctx.cursor.timestamp > deadline;
+  return evidence.timestamp > deadline;
 }
 
 const failed = (step: 'failed' | 'reverted', reason: string, at: Date) => ({
