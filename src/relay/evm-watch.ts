@@ -167,7 +167,10 @@ async function onMined(
     });
     return;
   }
-  if (!receipt.success && fresh) {
+  // A revert is looked at when first seen (a retry at a fresh nonce is safe at once: the router runs an
+  // order once) and again once its block is final; it is given up only then, on a final block, since
+  // above it a reorganisation may drop the revert and the same signed bytes may still mine and pay.
+  if (!receipt.success && (fresh || receipt.blockNumber <= final)) {
     const wallet = relayer.wallet(network)!;
     const replay = await simulate(
       client,
@@ -180,6 +183,7 @@ async function onMined(
       mined: true,
     });
     if (decision.action === 'abandon') {
+      if (receipt.blockNumber > final) return; // watched until its block is final
       await relayer.deps.fork().nativeUpdate(RelayRequest, { id: request.id }, { nonce: null });
       return abandon(relayer, request.id, decision.reason);
     }

@@ -317,6 +317,65 @@ it('a relay reverted on chain moves nothing, and fails with the reason once the 
   expect(await f.balance('USDT', f.payer.address)).toBe(before);
 }, 60_000);
 
+it('a relay that reverts for good is given up only once its block is final', async () => {
+  await f.approve('USDT'); // the case before withdrew the router's allowance
+  mining = false;
+  await f.provider.send('evm_setAutomine', [false]);
+  const order = await authorized('3');
+  await until(
+    () => relayTxs(order.id),
+    (t) => t.some((x) => x.status === 'sent'),
+    20_000,
+  );
+  // Mined past the order's deadline: the router refuses it (PayoutExpired), which no retry can mend.
+  const head = (await f.provider.getBlock('latest'))!;
+  await f.provider.send('evm_increaseTime', [Number(order.typedData.message.deadline) - head.timestamp + 1]);
+  await f.provider.send('anvil_mine', ['0x1']);
+  const minedBlock = await f.provider.getBlockNumber();
+  await f.provider.send('evm_setAutomine', [true]);
+  const request = () =>
+    f.t.app
+      .fork()
+      .execute<{ status: string }[]>('select status from relay_requests where subject_id = ?', [order.id]);
+  await until(
+    () => relayTxs(order.id),
+    (t) => t.some((x) => x.status === 'mined'),
+    20_000,
+  );
+  // Two more blocks, and the watcher has looked at the revert again after each (the relays stream
+  // passed them): its block is not final, so the request is still watched, not given up.
+  await f.provider.send('anvil_mine', ['0x2']);
+  await until(
+    () =>
+      f.t.app
+        .fork()
+        .execute<{ block_number: string }[]>(
+          "select block_number from chain_cursors where network = 'eth' and stream = 'relays'",
+        ),
+    (rows) => Number(rows[0]?.block_number ?? 0) >= minedBlock + 2,
+    20_000,
+  );
+  await f.provider.send('anvil_mine', ['0x1']); // one more tick after the cursor moved
+  await until(
+    () =>
+      f.t.app
+        .fork()
+        .execute<{ block_number: string }[]>(
+          "select block_number from chain_cursors where network = 'eth' and stream = 'relays'",
+        ),
+    (rows) => Number(rows[0]?.block_number ?? 0) >= minedBlock + 3,
+    20_000,
+  );
+  expect((await request())[0]!.status).toBe('mined');
+  mining = true;
+  expect((await until(request, (rows) => rows[0]?.status === 'abandoned', 40_000))[0]!.status).toBe(
+    'abandoned',
+  );
+  const done = await until(() => status(order.id), settled, 40_000);
+  expect(done).toMatchObject({ status: 'failed', failure_reason: 'expired' });
+  expect(await f.balance('USDT', order.recipient)).toBe(0n);
+}, 90_000);
+
 it('records relay outcomes only through the follower’s fence: a watcher that lost the network writes nothing', async () => {
   await f.approve('USDT'); // the case before withdrew the router's allowance
   mining = false;
