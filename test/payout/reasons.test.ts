@@ -110,6 +110,42 @@ describe('payout failure reasons', () => {
     expect((await events(order.id)).map((e) => e.event)).toEqual(['payout.failed']);
   });
 
+  it('a batch submission that waits says why on every open item', async () => {
+    await f.approve('USDT', undefined, f.contracts.batchPayoutRouter);
+    const recipients = Array.from({ length: 3 }, () => Wallet.createRandom().address);
+    const { body } = await f.call('/v1/payouts/batch', {
+      network: 'eth',
+      token: 'USDT',
+      items: recipients.map((recipient) => ({ recipient, amount: '1' })),
+    });
+    expect(body.error).toBeUndefined();
+    const signature = await signOrder(f.payer, body.typed_data);
+    await f.call('/v1/payouts/batch/authorize', { batch: body.batch, signature });
+    const relayer = f.t.app.services.relayer;
+    const network = relayer.network('eth');
+    const [relay] = await f.t.app
+      .fork()
+      .execute<Body[]>(`select id from relay_requests where subject_id like ?`, [`${body.batch}#%`]);
+    const balance = await f.provider.getBalance(f.relayer.address);
+    await f.provider.send('anvil_setBalance', [f.relayer.address, '0x0']);
+    try {
+      await sendEvm(relayer, network, Number(relay!.id));
+    } finally {
+      await f.provider.send('anvil_setBalance', [f.relayer.address, `0x${balance.toString(16)}`]);
+    }
+    const items = await f.t.app
+      .fork()
+      .execute<{ id: string }[]>(`select id from payouts where batch_id = ? order by batch_index`, [
+        body.batch,
+      ]);
+    expect(items).toHaveLength(3);
+    for (const item of items)
+      expect(await operatorView(item.id)).toMatchObject({
+        status: 'authorized',
+        relayNote: expect.stringMatching(/out of gas/),
+      });
+  });
+
   // Last: the chain's clock stays ahead of the service's after it.
   it('a relay refused for the allowance until the deadline fails insufficient_allowance, the reason visible while it waits', async () => {
     const order = await authorized('4');

@@ -5,7 +5,7 @@ import type { RelayRequest } from '../../relay/relay.entity.ts';
 import type { RelayHandler } from '../../relay/types.ts';
 import { Payout } from '../payout/payout.entity.ts';
 import { payoutReads } from '../payout/payout.reads.ts';
-import { noteOf, RETRYABLE, revertReason } from '../payout/payout.revert.ts';
+import { noteOf, noteReason, RETRYABLE, revertReason } from '../payout/payout.revert.ts';
 import { applyChanges } from '../payout/payout.settle.ts';
 import { payoutSnapshot } from '../payout/payout.transition.ts';
 
@@ -29,6 +29,23 @@ export function batchRelayHandler(deps: { fork: () => EntityManager; logger: Log
       { batchId: batchOf(request) },
       { orderBy: { batchIndex: 'asc' }, ...(pass ? payoutReads(pass) : {}) },
     );
+
+  async function note(tx: EntityManager, request: RelayRequest, reason: string, label: string) {
+    const code = noteReason(reason);
+    const concrete = code && code !== 'expired' ? { lastRelayReason: code } : {};
+    await untilApplied(label, async (pass) =>
+      applyChanges(
+        tx,
+        open(await items(tx, request, pass))
+          .filter((i) => i.relayNote !== reason || (code && i.lastRelayReason !== concrete.lastRelayReason))
+          .map((i) => ({
+            kind: 'noted' as const,
+            payout: payoutSnapshot(i),
+            set: { relayNote: reason, ...concrete },
+          })),
+      ),
+    );
+  }
 
   return {
     async check(request) {
@@ -60,15 +77,9 @@ export function batchRelayHandler(deps: { fork: () => EntityManager; logger: Log
       });
     },
 
-    async onAbandon(tx, request, reason) {
-      await untilApplied('batch relay abandoned', async (pass) =>
-        applyChanges(
-          tx,
-          open(await items(tx, request, pass))
-            .filter((i) => !i.relayNote)
-            .map((i) => ({ kind: 'noted' as const, payout: payoutSnapshot(i), set: { relayNote: reason } })),
-        ),
-      );
-    },
+    // Why the submission is not through yet (retried) or given up, on every item still open: visible
+    // per item in `/v1/payouts/status` and GraphQL, and kept as the items' concrete failure reason.
+    onRetry: (tx, request, reason) => note(tx, request, reason, 'batch relay retries'),
+    onAbandon: (tx, request, reason) => note(tx, request, reason, 'batch relay abandoned'),
   };
 }
