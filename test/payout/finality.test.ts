@@ -7,7 +7,7 @@ import { type LyingNode, lyingNode } from '../support/lying-node.ts';
 import { type Body, mine, type PayoutFixture, payoutFixture, payoutFollower, signOrder } from './support.ts';
 
 /**
- * A payout against a node whose `finalized` block is its latest (Hardhat's node): an execution
+ * A payout and a batch against a node whose `finalized` block is its latest (Hardhat's node): an execution
  * reverted away three blocks deep, before the depth of 6, completes nothing and sends no webhook;
  * executed again, the payout completes once.
  */
@@ -95,4 +95,76 @@ it('an execution reverted before depth completes nothing and sends nothing; exec
     ['payout.completed', paid],
   ]);
   expect(await f.balance('USDT', recipient)).toBe(3_000_000n);
+});
+
+it('a batch execution reverted before depth completes no item and sends nothing; executed again, each item completes once', async () => {
+  await f.approve('USDT', undefined, f.contracts.batchPayoutRouter);
+  const recipients = [Wallet.createRandom().address, Wallet.createRandom().address];
+  const { body } = await f.call('/v1/payouts/batch', {
+    network: 'eth',
+    token: 'USDT',
+    items: recipients.map((recipient, i) => ({ recipient, amount: `${i + 1}` })),
+  });
+  const signature = await signOrder(f.payer, body.typed_data);
+  expect((await f.call('/v1/payouts/batch/authorize', { batch: body.batch, signature })).body.status).toBe(
+    'authorized',
+  );
+  const batch = body.batch as string;
+  const m = body.typed_data.message;
+  const executeBatch = async () => {
+    const router = contractAt(
+      'BatchPayoutRouter',
+      f.contracts.batchPayoutRouter,
+      await ethWallet(f.provider),
+    );
+    const tx = await router.getFunction('executeBatch')(
+      [m.token, m.merchant, m.items.map((i: Body) => [i.recipient, i.amount]), m.nonce, m.deadline],
+      signature,
+    );
+    await tx.wait();
+    return (tx.hash as string).toLowerCase();
+  };
+  const items = () =>
+    f.t.app
+      .fork()
+      .execute<{ status: string; executed_block: string | null }[]>(
+        'select status, executed_block from payouts where batch_id = ? order by batch_index',
+        [batch],
+      );
+  const itemEvents = () =>
+    f.t.app
+      .fork()
+      .execute<{ event: string; body: string }[]>(
+        'select event, body from webhook_events where subject_id in (select id from payouts where batch_id = ?) order by id',
+        [batch],
+      );
+  await follower.tick();
+
+  const snapshot = await f.provider.send('evm_snapshot', []);
+  await executeBatch();
+  await mine(f.provider, 2); // three deep, short of 6
+  await follower.tick();
+  await f.provider.send('evm_revert', [snapshot]);
+  await follower.tick(); // the liar's finalized went back: nothing settles on it
+  await mine(f.provider, 10);
+  expect((await follower.tick()).reorg).toBeDefined();
+  expect((await items()).map((i) => i.executed_block)).toEqual([null, null]);
+  expect((await items()).some((i) => i.status === 'completed')).toBe(false);
+  expect(await itemEvents()).toEqual([]);
+  expect(await f.balance('USDT', recipients[0]!)).toBe(0n);
+
+  const paid = await executeBatch();
+  await follower.tick();
+  await mine(f.provider, 5);
+  await follower.tick();
+  await mine(f.provider, 6);
+  await follower.tick();
+  expect((await items()).map((i) => i.status)).toEqual(['completed', 'completed']);
+  const sent = await itemEvents();
+  expect(sent.map((e) => [e.event, JSON.parse(e.body).tx_hash])).toEqual([
+    ['payout.completed', paid],
+    ['payout.completed', paid],
+  ]);
+  expect(await f.balance('USDT', recipients[0]!)).toBe(1_000_000n);
+  expect(await f.balance('USDT', recipients[1]!)).toBe(2_000_000n);
 });
