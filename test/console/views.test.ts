@@ -215,7 +215,7 @@ describe.skipIf(noBrowser)('the console views', () => {
       expect(await axe(page)).toEqual([]);
       await row.getByRole('button', { name: 'Retry' }).click();
       // This stack's network takes no standing deposits, so the API refuses the retry: the row says why.
-      // (The retry itself is covered by test/deposit/sweep-holds.test.ts.)
+      // (A retry that succeeds, then the sweep: test/console/deposits.test.ts.)
       await row.getByRole('alert').getByText('has no standing deposit addresses').waitFor();
     });
   });
