@@ -1,10 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessionChanged } from '../../src/modules/session/session.transition.ts';
 import { until } from '../payout/support.ts';
 import {
+  axe,
   type ConsoleStack,
   consoleStack,
   noBrowser,
@@ -21,25 +19,12 @@ import {
  */
 
 const POLL = { timeout: 15_000 };
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 let s: ConsoleStack;
 beforeAll(async () => {
   s = await consoleStack({ players: 1 });
 }, 120_000);
 afterAll(() => s?.close());
-
-/** Serious or critical axe-core findings on the page as it is now. */
-async function axe(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  const violations = await page.evaluate(async () => {
-    const { axe } = window as unknown as {
-      axe: { run(o: unknown): Promise<{ violations: { id: string; impact: string }[] }> };
-    };
-    return (await axe.run({ resultTypes: ['violations'] })).violations;
-  });
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
-}
 
 describe.skipIf(noBrowser)('operator decisions in the console', () => {
   it('attaches an unmatched payment to its session, which completes; a read token cannot', async () => {

@@ -4,12 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payoutChanged } from '../../src/modules/payout/payout.transition.ts';
 import { launch, noBrowser } from '../hosted/browser.ts';
 import { type PayoutFixture, payoutFixture, signOrder, until } from '../payout/support.ts';
-import { consoleRoutes, signIn } from './support.ts';
+import { axe, consoleRoutes, signIn } from './support.ts';
 
 /**
  * The payouts view is live: a payout or a batch created through the merchant's REST API appears, and
  * its authorization shows, without a reload (payouts and batch items are announced when created, not
- * only when they change).
+ * only when they change); the batch view shows every item's state, live.
  */
 
 const POLL = { timeout: 15_000 };
@@ -74,6 +74,28 @@ describe.skipIf(noBrowser)('the payouts view, live', () => {
       await page.locator(`tr[data-payout="${item.payout}"]`).waitFor(POLL);
 
     expect(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed)).toBe(true);
+
+    // The batch's own view: every item with its state, following the batch's authorization live.
+    await page.getByRole('link', { name: batch.body.batch }).first().click();
+    await page.getByRole('heading', { level: 1, name: /^Batch/ }).waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/console/batches/${batch.body.batch}`);
+    const items = page.getByRole('table', { name: 'Items' }).locator('tbody tr');
+    await expect.poll(() => items.count(), POLL).toBe(2);
+    for (const text of await items.allTextContents()) expect(text).toMatch(/1\.25 USDT.*pending/);
+    expect(await axe(page)).toEqual([]);
+    await until(
+      async () => f.t.app.services.pubsub.subscribers(payoutChanged),
+      (n) => n > 0,
+    );
+    const batchSignature = await signOrder(f.payer, batch.body.typed_data);
+    const batchAuthorized = await f.call('/v1/payouts/batch/authorize', {
+      batch: batch.body.batch,
+      signature: batchSignature,
+    });
+    expect(batchAuthorized.status).toBe(200);
+    await expect
+      .poll(async () => (await items.allTextContents()).filter((t) => t.includes('authorized')).length, POLL)
+      .toBe(2);
     await context.close();
   });
 });

@@ -4,6 +4,7 @@
  * `npm start` does (its `devstack.json` gives the operator token), and a merchant that takes deposits.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { keccak256, toUtf8Bytes, Wallet } from 'ethers';
@@ -148,4 +149,24 @@ export async function payUnmatched(
     await listener.pass();
   }
   return hash.toLowerCase();
+}
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** Serious or critical axe-core findings on the page as it is now (rule and where). */
+export async function axe(page: Page): Promise<string[]> {
+  await page.evaluate(AXE);
+  const violations = await page.evaluate(async () => {
+    const { axe } = window as unknown as {
+      axe: {
+        run(
+          o: unknown,
+        ): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }>;
+      };
+    };
+    return (await axe.run({ resultTypes: ['violations'] })).violations;
+  });
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }

@@ -1,5 +1,4 @@
 import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Wallet } from 'ethers';
 import type { Page } from 'playwright-core';
@@ -11,6 +10,7 @@ import { watchProblems } from '../hosted/browser.ts';
 import { token as tokenContract } from '../session/support.ts';
 import { type Receiver, startReceiver, type WebhookWorker, webhookWorker } from '../webhook/support.ts';
 import {
+  axe,
   type ConsoleStack,
   consoleStack,
   noBrowser,
@@ -28,7 +28,6 @@ import {
  */
 
 const POLL = { timeout: 15_000 };
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const shots = process.env.CONSOLE_SCREENSHOTS;
 
 let s: ConsoleStack;
@@ -89,26 +88,6 @@ async function signedIn(run: (page: Page) => Promise<void>, at = '') {
   } finally {
     await context.close();
   }
-}
-
-/** Serious or critical axe-core findings on the page as it is now. */
-async function axe(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  const result = await page.evaluate(async () => {
-    const run = (
-      window as unknown as {
-        axe: {
-          run(
-            o: unknown,
-          ): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }>;
-        };
-      }
-    ).axe.run;
-    return run({ resultTypes: ['violations'] });
-  });
-  return result.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
 
 describe.skipIf(noBrowser)('the console views', () => {
