@@ -90,21 +90,29 @@ async function signedIn(run: (page: Page) => Promise<void>, at = '') {
   }
 }
 
+/** Every view's path, its heading and a text of this stack's data it must show. */
+function everyView(): [string, string | RegExp, string?][] {
+  return [
+    ['', 'Overview', '41.5'],
+    ['/merchants', 'Merchants', 'Demo merchant'],
+    [`/merchants/${s.f.merchant.id}`, 'Session merchant'],
+    [`/sessions?merchant=${s.f.merchant.id}`, 'Sessions', sessionId],
+    [`/sessions/${sessionId}`, /^Session/, 'player-7'],
+    ['/payouts', 'Payouts', 'insufficient_allowance'],
+    [`/payouts/${payoutId}`, /^Payout/, 'insufficient_allowance'],
+    ['/deposits', 'Deposits to standing addresses'],
+    ['/webhooks', 'Webhooks', 'payment.completed'],
+    [`/reports?merchant=${s.f.merchant.id}`, 'Settlement report', '41.5'],
+    ['/system', 'System', 'Chain followers'],
+  ];
+}
+
+/** Buttons that change nothing: filters, paging, copying, the CSV download, retrying a read, signing out. */
+const READ_ONLY_BUTTONS = /^(Apply|Newest|Older|Download CSV|Try again|Sign out|Copy .+)$/;
+
 describe.skipIf(noBrowser)('the console views', () => {
   it('every view renders its data and axe-core finds no serious violation', async () => {
-    const views: [string, string | RegExp, string?][] = [
-      ['', 'Overview', '41.5'],
-      ['/merchants', 'Merchants', 'Demo merchant'],
-      [`/merchants/${s.f.merchant.id}`, 'Session merchant'],
-      [`/sessions?merchant=${s.f.merchant.id}`, 'Sessions', sessionId],
-      [`/sessions/${sessionId}`, /^Session/, 'player-7'],
-      ['/payouts', 'Payouts', 'insufficient_allowance'],
-      [`/payouts/${payoutId}`, /^Payout/, 'insufficient_allowance'],
-      ['/deposits', 'Deposits to standing addresses'],
-      ['/webhooks', 'Webhooks', 'payment.completed'],
-      [`/reports?merchant=${s.f.merchant.id}`, 'Settlement report', '41.5'],
-      ['/system', 'System', 'Chain followers'],
-    ];
+    const views = everyView();
     if (shots) mkdirSync(shots, { recursive: true });
     await signedIn(async (page) => {
       // No console error, CSP refusal or failed request on any view.
@@ -128,6 +136,37 @@ describe.skipIf(noBrowser)('the console views', () => {
       // A read still in flight when the test navigates away is aborted by the browser: not a problem.
       expect(problems.filter((p) => !p.endsWith('net::ERR_ABORTED'))).toEqual([]);
     });
+  });
+
+  it('a read-scoped token sees every view with its data, and every button that would change something is disabled', async () => {
+    const readToken = await s.f.t.operatorToken(['read']);
+    const context = await s.browser.newContext({ viewport: { width: 1360, height: 900 } });
+    context.setDefaultTimeout(15_000);
+    const page = await context.newPage();
+    const problems = watchProblems(page);
+    try {
+      await signIn(page, s.url, readToken);
+      let disabled = 0;
+      for (const [at, heading, text] of everyView()) {
+        await page.goto(`${s.url}${at}`);
+        await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+        if (text) await page.getByText(text).first().waitFor();
+        // Every view's reads are allowed: no refusal anywhere.
+        expect(await page.getByText(/forbidden|may not/i).count(), at).toBe(0);
+        for (const button of await page.getByRole('button').all()) {
+          const name = (await button.getAttribute('aria-label')) ?? (await button.textContent())!.trim();
+          if (await button.isDisabled()) {
+            disabled++;
+            expect(await button.getAttribute('title'), `${at}: ${name}`).toContain('may only read');
+          } else expect(name, at).toMatch(READ_ONLY_BUTTONS);
+        }
+      }
+      // The change buttons were there to be disabled (create, save, issue, resend, attach, retry, …).
+      expect(disabled).toBeGreaterThan(8);
+      expect(problems.filter((p) => !p.endsWith('net::ERR_ABORTED'))).toEqual([]);
+    } finally {
+      await context.close();
+    }
   });
 
   it('a failing webhook endpoint shows its failing attempts, and a resend delivers', async () => {
