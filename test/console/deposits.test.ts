@@ -4,12 +4,13 @@ import { startWorker, type Worker } from '../../src/worker/runner.ts';
 import { type DepositFixture, depositFixture, depositFollower } from '../deposit/support.ts';
 import { launch, noBrowser } from '../hosted/browser.ts';
 import { until } from '../payout/support.ts';
-import { consoleRoutes, signIn } from './support.ts';
+import { axe, consoleRoutes, signIn } from './support.ts';
 
 /**
  * Held sweeps in Chromium against a stack that takes standing deposits: a parked forwarder holding
  * a real credited deposit is retried from the console and then swept by the worker; a read-scoped
- * token sees Retry disabled and the API refuses it.
+ * token sees Retry disabled and the API refuses it. The deposits view then shows the credit, its fee
+ * and its sweep, and the player's issued address.
  */
 
 let f: DepositFixture;
@@ -100,6 +101,24 @@ describe.skipIf(noBrowser)('held sweeps in the console', () => {
     expect(await f.balance('USDT', forwarder)).toBe(0n);
     await page.reload();
     await page.getByText('No forwarder is failing to sweep').waitFor();
+
+    // The deposit with its fee and its sweep, and the player's issued address.
+    await page.goto(`${f.t.http.url}/console/deposits?merchant=${f.merchant.id}&player=held-1`);
+    const deposit = page.getByRole('table', { name: 'Deposits' }).locator('tbody tr');
+    await expect.poll(() => deposit.count()).toBe(1);
+    const cells = await deposit.locator('td').allTextContents();
+    expect(cells.slice(1, 6)).toEqual([
+      'credited',
+      '4 USDT',
+      '0.5 USDT',
+      expect.stringMatching(/^3\.5 USDT /),
+      'held-1',
+    ]);
+    expect(await deposit.locator('td').nth(7).locator('time').count()).toBe(1);
+    const addresses = page.getByRole('table', { name: 'Addresses of player held-1' });
+    await addresses.locator(`code[title="${forwarder}" i]`).waitFor();
+    expect(await addresses.textContent()).toContain('deployed');
+    expect(await axe(page)).toEqual([]);
     await context.close();
   }, 120_000);
 });
