@@ -238,24 +238,30 @@ describe.skipIf(noBrowser)('the console views', () => {
     });
   });
 
-  it('a follower whose node disagrees shows the problem and since when on the system view, and counts on the overview', async () => {
+  it('a follower whose node disagrees shows the problem and since when on the system view, live, and counts on the overview', async () => {
     const em = s.f.t.app.fork();
-    // As the follower records it when the node's finalized block contradicts what it followed.
-    await em.execute(
-      `insert into chain_followers (network, owner, since, node_problem, node_problem_since, ticked_at)
-       values ('eth', 'console-test', now(), 'finalized block 12 hash differs from the one followed',
-               now() - interval '5 minutes', now())
-       on conflict (network) do update set node_problem = excluded.node_problem,
-               node_problem_since = excluded.node_problem_since`,
-    );
     try {
       await signedIn(async (page) => {
+        await page.getByRole('heading', { name: 'Chain followers' }).waitFor();
+        // Gone if the page reloads: the problem must come to the open view by itself.
+        await page.evaluate(() => {
+          (window as unknown as { stayed: boolean }).stayed = true;
+        });
+        // As the follower records it when the node's finalized block contradicts what it followed.
+        await em.execute(
+          `insert into chain_followers (network, owner, since, node_problem, node_problem_since, ticked_at)
+           values ('eth', 'console-test', now(), 'finalized block 12 hash differs from the one followed',
+                   now() - interval '5 minutes', now())
+           on conflict (network) do update set node_problem = excluded.node_problem,
+                   node_problem_since = excluded.node_problem_since`,
+        );
         const alert = page.getByRole('alert').filter({ hasText: 'The node disagrees' });
         await alert
           .getByText(/eth .*: finalized block 12 hash differs from the one followed/)
           .first()
-          .waitFor();
+          .waitFor(POLL);
         await alert.locator('time').first().waitFor();
+        expect(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed)).toBe(true);
         expect(await axe(page)).toEqual([]);
         await page.getByRole('link', { name: 'Overview' }).click();
         await page.getByRole('link', { name: /1 networks whose node is inconsistent.*\(eth\)/ }).waitFor();
