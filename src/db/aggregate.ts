@@ -8,7 +8,8 @@ import { publish, type Topic } from './pubsub.ts';
  * each change against the aggregate's transition table, writes all of them with one UPDATE per distinct
  * set of columns (a batch of 100 items settles in one statement), each row guarded by the version its
  * change was computed from, and announces what was applied in the same transaction: the webhook outbox
- * row of each change whose transition names an event, and a notification on the aggregate's topic.
+ * row of each change whose transition names an event, the aggregate's history rows (if it keeps a
+ * history), and a notification on the aggregate's topic.
  *
  * A change computed from a stale version writes nothing. That result cannot be ignored: every caller
  * says what it does with it (`onStale`), either `raise` (the caller's transaction rolls back and its work
@@ -75,6 +76,11 @@ export interface AggregateSpec<
     of(change: Change, event: Event): Webhook;
     enqueue(em: EntityManager, events: Webhook[]): Promise<unknown>;
   };
+  /**
+   * Writes the history of the applied changes (each with the status it left and reached) in the same
+   * transaction, when the aggregate keeps one.
+   */
+  history?(em: EntityManager, applied: { change: Change; from: Status; to: Status }[]): Promise<unknown>;
   /** Published for every applied change. */
   topic: Topic<Notice>;
   notice(change: Change): Notice;
@@ -114,6 +120,10 @@ export function defineAggregate<
   /** Outbox rows of the applied changes whose transition names an event, and their notices. */
   const announce = async (em: EntityManager, done: Change[]) => {
     const ordered = spec.order ? [...done].sort(spec.order) : done;
+    await spec.history?.(
+      em,
+      ordered.map((change) => ({ change, from: spec.subject(change).status, to: to(change) })),
+    );
     await spec.webhooks.enqueue(
       em,
       ordered.flatMap((change) => {

@@ -79,6 +79,34 @@ describe.skipIf(noBrowser)('the operator console', () => {
     await page.getByRole('link', { name: first.session }).click();
     await page.getByRole('heading', { name: /Session/ }).waitFor();
     await page.getByText('Confirmations').waitFor();
+    // The step history, oldest first: each change, from where to where, and what made it.
+    const rows = page.getByRole('table', { name: 'Step history' }).locator('tbody tr');
+    await expect.poll(() => rows.count(), POLL).toBe(6);
+    const expected = [
+      ['Opened', 'connect_wallet', 'pending', 'Merchant API'],
+      ['Step', 'connect_wallet → awaiting_approval', 'Merchant API'],
+      ['Step', 'awaiting_approval → awaiting_payment', 'Merchant API'],
+      ['Step', 'awaiting_payment → processing', 'pending → processing', 'Merchant API'],
+      ['Payment found', 'processing', 'Chain follower'],
+      ['Completed', 'processing → completed', 'processing → completed', 'Chain follower'],
+    ];
+    const texts = await rows.allTextContents();
+    expected.forEach((parts, i) => {
+      for (const part of parts) expect(texts[i], `row ${i}`).toContain(part);
+    });
+    // Times in the browser's zone, the UTC time on hover, the instant the API recorded.
+    const api = await s.f.t.graphql(
+      s.operatorToken,
+      `query ($id: ID!) { session(id: $id) { history { at } } }`,
+      {
+        id: first.session,
+      },
+    );
+    const at: string[] = api.data.session.history.map((h: { at: string }) => h.at);
+    for (const [i, time] of (await rows.locator('time').all()).entries()) {
+      expect(await time.getAttribute('datetime')).toBe(at[i]);
+      expect(await time.getAttribute('title')).toBe(`${at[i]!.replace('T', ' ').slice(0, 19)} UTC`);
+    }
     await context.close();
   });
 

@@ -4,10 +4,12 @@
  * `npm start` does (its `devstack.json` gives the operator token), and a merchant that takes deposits.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { keccak256, toUtf8Bytes, Wallet } from 'ethers';
 import type { Browser, Page } from 'playwright-core';
+import type { App } from '../../src/app.ts';
 import { provisionDemo } from '../../src/devstack/provision.ts';
 import { consolePages } from '../../src/http/console.ts';
 import { webPages } from '../../src/http/pages.ts';
@@ -35,11 +37,11 @@ export interface ConsoleStack {
   close(): Promise<void>;
 }
 
+/** The browser-facing routes of the real service: the hosted page, the console, the report's CSV. */
+export const consoleRoutes = (app: App) => [...webPages(app), ...consolePages(app), settlementCsvPage(app)];
+
 export async function consoleStack(options: { players?: number } = {}): Promise<ConsoleStack> {
-  const f = await sessionFixture({
-    players: options.players ?? 3,
-    pages: (app) => [...webPages(app), ...consolePages(app), settlementCsvPage(app)],
-  });
+  const f = await sessionFixture({ players: options.players ?? 3, pages: consoleRoutes });
   const dir = mkdtempSync(path.join(os.tmpdir(), 'console-'));
   const file = await provisionDemo(f.t.app, dir, [], f.t.http.url);
   const devstack = JSON.parse(readFileSync(file, 'utf8')) as {
@@ -111,9 +113,15 @@ export async function settle(f: SessionFixture, session: string, maxBlocks = 40)
 
 /**
  * Pays the router for `first`'s amount but with an `order_ref` of no session, then lets the follower
- * record it: an unmatched payment. Its transaction hash (lowercase).
+ * record it: an unmatched payment. Its transaction hash (lowercase). It goes to a wallet of no
+ * merchant, or with `toMerchant` to `first`'s payee (so an operator can attach it to a session).
  */
-export async function payUnmatched(f: SessionFixture, first: StepBody, player: Wallet): Promise<string> {
+export async function payUnmatched(
+  f: SessionFixture,
+  first: StepBody,
+  player: Wallet,
+  options: { toMerchant?: boolean } = {},
+): Promise<string> {
   let current = first;
   const step = async (action: string, value?: string) => {
     const res = await f.call('/v1/cashier/step', { session: first.session, action, value });
@@ -129,8 +137,8 @@ export async function payUnmatched(f: SessionFixture, first: StepBody, player: W
   const data = PAYMENT_ROUTER.encodeFunctionData('pay', [
     args[0],
     args[1],
-    // To a wallet of no merchant: the settlement wallet's balance stays the report's.
-    Wallet.createRandom().address,
+    // By default to a wallet of no merchant: the settlement wallet's balance stays the report's.
+    options.toMerchant ? args[2] : Wallet.createRandom().address,
     keccak256(toUtf8Bytes(`no session ${first.session}`)),
     args[4],
   ]);
@@ -141,4 +149,24 @@ export async function payUnmatched(f: SessionFixture, first: StepBody, player: W
     await listener.pass();
   }
   return hash.toLowerCase();
+}
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** Serious or critical axe-core findings on the page as it is now (rule and where). */
+export async function axe(page: Page): Promise<string[]> {
+  await page.evaluate(AXE);
+  const violations = await page.evaluate(async () => {
+    const { axe } = window as unknown as {
+      axe: {
+        run(
+          o: unknown,
+        ): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }>;
+      };
+    };
+    return (await axe.run({ resultTypes: ['violations'] })).violations;
+  });
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }

@@ -4,6 +4,7 @@
  * relayer an allowed sweeper), and a merchant with a settlement wallet on the network.
  */
 import { JsonRpcProvider, parseUnits, Wallet } from 'ethers';
+import type { App } from '../../src/app.ts';
 import { contractAt } from '../../src/chains/contracts.ts';
 import type { EvmClient } from '../../src/chains/evm/index.ts';
 import { type NetworkFile, networkFileSchema } from '../../src/chains/networks.ts';
@@ -19,6 +20,7 @@ import { evmSource } from '../../src/followers/evm-source.ts';
 import { createFollower } from '../../src/followers/follower.ts';
 import { tronSource } from '../../src/followers/tron-source.ts';
 import type { Consumer } from '../../src/followers/types.ts';
+import type { PageHandler } from '../../src/http/server.ts';
 import { depositNetworkOf } from '../../src/modules/deposit/deposit.chain.ts';
 import { depositConsumer } from '../../src/modules/deposit/deposit.consumer.ts';
 import { ethWallet } from '../session/support.ts';
@@ -64,6 +66,8 @@ export async function depositFixture(
     sweepMinimum?: Record<string, string>;
     /** The node the service talks to on `eth` (a lying proxy in front of anvil); default anvil itself. */
     rpcUrl?: string;
+    /** Browser-facing routes to mount (the console: test/console/support.ts). */
+    pages?: (app: App) => PageHandler[];
   } = {},
 ): Promise<DepositFixture> {
   const kind = options.kind ?? 'evm';
@@ -126,7 +130,7 @@ export async function depositFixture(
     ],
   });
   const startBlock = await provider.getBlockNumber();
-  const t = await startTestApp({ networks });
+  const t = await startTestApp({ networks, pages: options.pages });
   const merchant = await t.merchant('Deposit merchant');
   const settlement = Wallet.createRandom().address;
   const shown = kind === 'tron' ? evmToTron(settlement) : settlement;

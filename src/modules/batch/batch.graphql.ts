@@ -148,7 +148,8 @@ builder.mutationFields((t) => ({
 builder.subscriptionFields((t) => ({
   payoutBatchChanged: t.field({
     type: BatchRef,
-    description: 'The batch after each committed change of one of its items, made by any process.',
+    description:
+      'The batch when created and after each committed change of one of its items, made by any process.',
     args: { id: t.arg.id({ required: true }) },
     subscribe: (_, args, ctx) => {
       requireOperator(ctx);

@@ -1,6 +1,7 @@
 import { type BatchTypedData, batchKey, buildBatchTypedData } from '../../chains/payout-typed-data.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { findPage, setFilters } from '../../db/pagination.ts';
+import { publish } from '../../db/topic.ts';
 import { AppError, notFound, validation } from '../../errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { formatUnits } from '../../money.ts';
@@ -8,6 +9,7 @@ import type { PayoutChains, PayoutTarget } from '../payout/payout.chain.ts';
 import { Payout } from '../payout/payout.entity.ts';
 import { allocateNonce } from '../payout/payout.nonce.ts';
 import { ORDER_TTL_SECONDS } from '../payout/payout.service.ts';
+import { payoutChanged } from '../payout/payout.transition.ts';
 import { PayoutBatch } from './batch.entity.ts';
 import type { BatchStatus, CreateBatchRequest } from './batch.schemas.ts';
 
@@ -229,7 +231,8 @@ interface BatchItemInput {
 }
 
 /**
- * Inserts the batch and its items in the caller's transaction. False when a batch with the same
+ * Inserts the batch and its items in the caller's transaction, and announces the items on
+ * `payoutChanged`. False when a batch with the same
  * `external_id` is there already (a concurrent identical create won); an item reference taken
  * meanwhile by another payout rolls the whole batch back (409).
  */
@@ -276,7 +279,7 @@ async function insertBatch(
     .execute('run');
   if (rows.affectedRows === 0) return false;
   // An item reference taken meanwhile by another payout rolls the whole batch back (409).
-  const taken = await tx.execute<{ external_id: string }[]>(
+  const taken = await tx.execute<{ id: string; external_id: string }[]>(
     `insert into payouts (id, merchant_id, external_id, batch_id, batch_index, order_index, network, token,
          token_address, amount, amount_raw, recipient, recipient_hex, callback_url, payer, router, chain_id,
          nonce, deadline, status, version, created_at, updated_at)
@@ -285,7 +288,7 @@ async function insertBatch(
          from jsonb_to_recordset(?::jsonb) as r(id text, idx int, external_id text, amount text, amount_raw text,
                                                 recipient text, recipient_hex text)
        on conflict (merchant_id, external_id) do nothing
-       returning external_id`,
+       returning id, external_id`,
     [
       merchantId,
       id,
@@ -317,5 +320,11 @@ async function insertBatch(
   if (taken.length !== items.length) {
     throw new AppError('conflict', 'an item external_id is already used by another payout of this merchant');
   }
+  // New items are announced like their later transitions, so live lists show the batch at once.
+  await publish(
+    tx,
+    payoutChanged,
+    taken.map((r) => ({ id: r.id, merchantId, batchId: id })),
+  );
   return true;
 }

@@ -1,6 +1,7 @@
 import { builder } from '../../graphql/builder.ts';
 import { merchantScope, requireOperator } from '../../graphql/guards.ts';
 import { StepResponseRef } from '../session/session.graphql.ts';
+import { byActor } from '../session/session.history.ts';
 import { sessionChanged } from '../session/session.transition.ts';
 import { hostedCreateRequest, hostedStatusRequest, hostedStepRequest } from './hosted.schemas.ts';
 import type { HostedLink, HostedLinkInfo } from './hosted.service.ts';
@@ -106,7 +107,12 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: HostedCreateInput, required: true }),
     },
     resolve: (_, { merchantId, input }, ctx) =>
-      ctx.services.hosted.create(ctx.em, merchantScope(ctx, merchantId && String(merchantId)), input),
+      ctx.services.hosted.create(
+        ctx.em,
+        merchantScope(ctx, merchantId && String(merchantId)),
+        input,
+        byActor(ctx.actor),
+      ),
   }),
   hostedStep: t.field({
     type: StepResponseRef,

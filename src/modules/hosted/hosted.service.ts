@@ -4,6 +4,7 @@ import { AppError, notFound, unavailable, validation } from '../../errors.ts';
 import { Payment } from '../ledger/payment.entity.ts';
 import { Merchant } from '../merchant/merchant.entity.ts';
 import { Session } from '../session/session.entity.ts';
+import type { SessionBy } from '../session/session.history.ts';
 import { normaliseLanguage } from '../session/session.i18n.ts';
 import type { InitRequest } from '../session/session.schemas.ts';
 import { entitySnapshot, type SessionService } from '../session/session.service.ts';
@@ -79,18 +80,25 @@ export class HostedService {
    * Opens a session with the cashier's prefill and idempotency rules and issues its link. A repeat of
    * the same order with the same parameters (language and return_url aside: the latest wins) replaces
    * the token, so the earlier one stops working; an order no longer pending, or with a payment
-   * reported or found, is 409.
+   * reported or found, is 409. `by`: who asked (the merchant's API, or an operator), for the history.
    */
-  async create(em: EntityManager, merchantId: string, input: HostedCreateRequest): Promise<HostedLink> {
+  async create(
+    em: EntityManager,
+    merchantId: string,
+    input: HostedCreateRequest,
+    by: SessionBy = { cause: 'merchant_api' },
+  ): Promise<HostedLink> {
     const { returnUrl, ...init } = input;
     const existing = init.externalOrderId
       ? await em.fork().findOne(Session, { merchant: merchantId, externalOrderId: init.externalOrderId })
       : null;
     // Language is not an idempotency parameter of a hosted create: compare with the stored one.
-    const opened = await this.deps.sessions.init(em, merchantId, {
-      ...init,
-      language: existing ? existing.language : init.language,
-    });
+    const opened = await this.deps.sessions.init(
+      em,
+      merchantId,
+      { ...init, language: existing ? existing.language : init.language },
+      by,
+    );
     for (let attempt = 1; ; attempt++) {
       const session = await em.fork().findOneOrFail(Session, { id: opened.session, merchant: merchantId });
       if (session.status !== 'pending' || session.reportedTxHash || session.payment) {
@@ -110,6 +118,7 @@ export class HostedService {
             {
               kind: 'hosted_link',
               session: entitySnapshot(session),
+              by,
               set: {
                 hostedTokenHash: hash,
                 returnUrl: returnUrl || null,
@@ -182,11 +191,12 @@ export class HostedService {
     input: { token?: string | null; action: string; value?: string | null },
   ): Promise<StepResponse> {
     const session = await this.resolve(em, input.token);
-    return this.deps.sessions.step(em, session.merchant.id, {
-      session: session.id,
-      action: input.action,
-      value: input.value,
-    });
+    return this.deps.sessions.step(
+      em,
+      session.merchant.id,
+      { session: session.id, action: input.action, value: input.value },
+      { cause: 'player' },
+    );
   }
 }
 

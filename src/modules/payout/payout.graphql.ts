@@ -181,7 +181,7 @@ builder.subscriptionFields((t) => ({
   payoutChanged: t.field({
     type: PayoutRef,
     description:
-      'The payout after each committed change (authorized, relayed, executed, settled), made by any process.',
+      'The payout when created and after each committed change (authorized, relayed, executed, settled), made by any process.',
     args: { merchantId: t.arg.id(), id: t.arg.id() },
     subscribe: (_, args, ctx) => {
       requireOperator(ctx);

@@ -1,5 +1,6 @@
 import type { EntityManager } from '../../db/orm.ts';
 import { findPage, setFilters } from '../../db/pagination.ts';
+import { publish } from '../../db/topic.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { formatUnits } from '../../money.ts';
@@ -8,6 +9,7 @@ import { Payout, type PayoutStatus } from './payout.entity.ts';
 import { allocateNonce } from './payout.nonce.ts';
 import { orderTypedData } from './payout.order.ts';
 import type { CreatePayoutRequest } from './payout.schemas.ts';
+import { payoutChanged } from './payout.transition.ts';
 
 /** How long a payout order is signable (section 8). */
 export const ORDER_TTL_SECONDS = 30 * 60;
@@ -97,7 +99,17 @@ export class PayoutService {
     };
     // The unique (merchant, external_id) index lets exactly one of concurrent creates through; the
     // others insert nothing and answer with the winner (never read-then-write).
-    await em.createQueryBuilder(Payout).insert(row).onConflict(['merchant', 'externalId']).ignore().execute();
+    await em.transactional(async (tx) => {
+      const inserted = await tx
+        .createQueryBuilder(Payout)
+        .insert(row)
+        .onConflict(['merchant', 'externalId'])
+        .ignore()
+        .execute('run');
+      // A new payout is announced like its later transitions, so live lists show it at once.
+      if (inserted.affectedRows > 0)
+        await publish(tx, payoutChanged, [{ id: row.id, merchantId, batchId: '' }]);
+    });
     const payout = await em
       .fork()
       .findOneOrFail(

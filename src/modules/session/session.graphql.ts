@@ -4,6 +4,7 @@ import { merchantScope, requireOperator } from '../../graphql/guards.ts';
 import { operatorListing, pageRef } from '../../graphql/pagination.ts';
 import type { Session } from './session.entity.ts';
 import { ORDER_STATUSES } from './session.entity.ts';
+import { byActor } from './session.history.ts';
 import { initRequest, statusRequest, stepRequest } from './session.schemas.ts';
 import { sessionChanged } from './session.transition.ts';
 import type { Component, StepOption, StepResponse, WalletAction } from './session.view.ts';
@@ -61,7 +62,7 @@ export const StepResponseRef = builder.objectRef<StepResponse>('StepResponse').i
   }),
 });
 
-const SessionRef = builder.objectRef<Session>('DepositSession').implement({
+export const SessionRef = builder.objectRef<Session>('DepositSession').implement({
   fields: (t) => ({
     id: t.exposeID('id'),
     merchantId: t.id({ resolve: (s) => s.merchant.id }),
@@ -194,14 +195,24 @@ builder.mutationFields((t) => ({
       'Opens a self-hosted deposit session; the same external_order_id with the same parameters returns the same session.',
     args: { merchantId: t.arg.id(MERCHANT_ARG), input: t.arg({ type: InitInput, required: true }) },
     resolve: (_, { merchantId, input }, ctx) =>
-      ctx.services.sessions.init(ctx.em, merchantScope(ctx, merchantId && String(merchantId)), input),
+      ctx.services.sessions.init(
+        ctx.em,
+        merchantScope(ctx, merchantId && String(merchantId)),
+        input,
+        byActor(ctx.actor),
+      ),
   }),
   cashierStep: t.field({
     type: StepResponseRef,
     description: 'Submits the action the current step expects and returns the next step.',
     args: { merchantId: t.arg.id(MERCHANT_ARG), input: t.arg({ type: StepInput, required: true }) },
     resolve: (_, { merchantId, input }, ctx) =>
-      ctx.services.sessions.step(ctx.em, merchantScope(ctx, merchantId && String(merchantId)), input),
+      ctx.services.sessions.step(
+        ctx.em,
+        merchantScope(ctx, merchantId && String(merchantId)),
+        input,
+        byActor(ctx.actor),
+      ),
   }),
 }));
 

@@ -131,6 +131,7 @@ function matches(network: SessionNetwork, rows: readonly Candidate[], logger: Pi
       kind: 'payment_found',
       session,
       set: { status: 'processing', step: 'processing', paymentId: Number(row.payment_id) },
+      txHash: row.payment_tx,
     });
   }
   return changes;

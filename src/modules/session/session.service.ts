@@ -12,6 +12,7 @@ import type { MerchantService } from '../merchant/merchant.service.ts';
 import { canonicalAmount } from './session.amount.ts';
 import type { SessionChains, SessionNetwork } from './session.chain.ts';
 import { Session, type SessionView } from './session.entity.ts';
+import { recordHistory, type SessionBy } from './session.history.ts';
 import { normaliseLanguage } from './session.i18n.ts';
 import { startStep } from './session.machine.ts';
 import type { InitRequest, StepRequest } from './session.schemas.ts';
@@ -88,8 +89,16 @@ export class SessionService implements StepDeps {
     return this.deps.now?.() ?? new Date();
   }
 
-  /** Opens a session (section 4.3). A repeated `external_order_id` returns the original or is 409. */
-  async init(em: EntityManager, merchantId: string, input: InitRequest): Promise<StepResponse> {
+  /**
+   * Opens a session (section 4.3). A repeated `external_order_id` returns the original or is 409.
+   * `by`: who opened it, the first row of its history (written with it, in one transaction).
+   */
+  async init(
+    em: EntityManager,
+    merchantId: string,
+    input: InitRequest,
+    by: SessionBy = { cause: 'merchant_api' },
+  ): Promise<StepResponse> {
     const prefill = await this.checkPrefill(em, merchantId, input);
     const id = newId('session');
     const row = {
@@ -111,22 +120,43 @@ export class SessionService implements StepDeps {
       orderRef: orderRefOf(id),
       expiresAt: new Date(this.clock().getTime() + this.deps.config.sessionTtlMinutes * 60_000),
     };
-    // A new session is announced like every later change, so live lists show it at once.
-    const announce = () => publish(em, sessionChanged, [{ id, merchantId }]);
+    // Its history starts with it; and a new session is announced like every later change, so live
+    // lists show it at once.
+    const created = async (tx: EntityManager) => {
+      await recordHistory(tx, [
+        {
+          sessionId: id,
+          version: 0,
+          kind: 'created',
+          by,
+          fromStep: null,
+          toStep: row.step,
+          fromStatus: null,
+          toStatus: row.status,
+        },
+      ]);
+      await publish(tx, sessionChanged, [{ id, merchantId }]);
+    };
     if (!row.externalOrderId) {
-      const session = em.create(Session, row);
-      await em.flush();
-      await announce();
+      const session = await em.transactional(async (tx) => {
+        const session = tx.create(Session, row);
+        await tx.flush();
+        await created(tx);
+        return session;
+      });
       return this.render(em, merchantId, session);
     }
     // Concurrent identical inits: the unique (merchant, external_order_id) index lets exactly one
     // insert through; the others insert nothing and read the winner (never read-then-write).
-    await em
-      .createQueryBuilder(Session)
-      .insert({ ...row, createdAt: this.clock(), updatedAt: this.clock() })
-      .onConflict(['merchant', 'externalOrderId'])
-      .ignore()
-      .execute();
+    await em.transactional(async (tx) => {
+      const inserted = await tx
+        .createQueryBuilder(Session)
+        .insert({ ...row, createdAt: this.clock(), updatedAt: this.clock() })
+        .onConflict(['merchant', 'externalOrderId'])
+        .ignore()
+        .execute('run');
+      if (inserted.affectedRows > 0) await created(tx);
+    });
     const session = await em
       .fork()
       .findOneOrFail(Session, { merchant: merchantId, externalOrderId: row.externalOrderId });
@@ -136,7 +166,6 @@ export class SessionService implements StepDeps {
         'external_order_id: already used for a session with different parameters',
       );
     }
-    if (session.id === id) await announce();
     return this.render(em, merchantId, session);
   }
 
@@ -178,14 +207,20 @@ export class SessionService implements StepDeps {
    * chain with no row locked, then written in a short transaction guarded by the version it was
    * planned from. When another action or the follower changed the session in between, it is planned
    * again from the fresh row (where it may no longer belong: then `invalid_action`, as if serialised).
+   * `by`: who submitted it (the merchant's API for the player, the hosted page, an operator).
    */
-  async step(em: EntityManager, merchantId: string, input: StepRequest): Promise<StepResponse> {
+  async step(
+    em: EntityManager,
+    merchantId: string,
+    input: StepRequest,
+    by: SessionBy = { cause: 'player' },
+  ): Promise<StepResponse> {
     for (let attempt = 1; ; attempt++) {
       const session = await this.get(em.fork(), merchantId, input.session);
       const plan = await planAction(this, em, session, input.action, input.value ?? '');
       if (!plan) return this.render(em, merchantId, session);
       const { applied } = await em.transactional((tx) =>
-        transitionSessions(tx, [{ kind: 'step', session: entitySnapshot(session), set: plan }], 'report'),
+        transitionSessions(tx, [{ kind: 'step', session: entitySnapshot(session), set: plan, by }], 'report'),
       );
       if (applied.has(session.id)) return this.render(em, merchantId, { ...session, ...plan });
       if (attempt >= STEP_ATTEMPTS) throw unavailable('the session is changing too fast; retry shortly');

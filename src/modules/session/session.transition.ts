@@ -10,12 +10,14 @@ import type { EntityManager } from '../../db/orm.ts';
 import { topic } from '../../db/topic.ts';
 import { enqueueWebhooks, type WebhookEvent } from '../webhook/outbox.ts';
 import type { OrderStatus, SessionView, Step } from './session.entity.ts';
+import { recordHistory, type SessionBy } from './session.history.ts';
 import { STEP_STATUS } from './session.machine.ts';
 
 /**
  * The one way a session changes: `transitionSessions` checks each change against the order status
  * table (section 3.1), writes the row guarded by the version it was computed from, writes the
- * webhook outbox row of a settled order and publishes the change, all in the caller's transaction.
+ * webhook outbox row of a settled order and the session's history row (session.history.ts), and
+ * publishes the change, all in the caller's transaction.
  * A change computed from a version that is no longer current writes nothing and is reported as not
  * applied, so the caller recomputes it from the fresh row (a player action) or on its next pass (the
  * chain follower).
@@ -91,8 +93,13 @@ export interface SessionChange {
   kind: SessionTransition;
   session: SessionSnapshot;
   set: Partial<SessionFields>;
-  /** `tx_hash` of the webhook (the payment, or the reverted transaction). */
+  /** `tx_hash` of the webhook (the payment, or the reverted transaction); the history's too. */
   txHash?: string | null;
+  /**
+   * Who made it, for the history. By default, by its kind: a step the player, a hosted link the
+   * merchant's API, a failure for want of payment the expiry, anything else the chain follower.
+   */
+  by?: SessionBy;
 }
 
 const sessions = defineAggregate({
@@ -109,6 +116,22 @@ const sessions = defineAggregate({
       throw new Error(`session ${change.session.id}: step ${step} does not go with status ${status}`);
   },
   webhooks: { of: webhookOf, enqueue: enqueueWebhooks },
+  history: (em, applied) =>
+    recordHistory(
+      em,
+      applied.map(({ change, from, to }) => ({
+        sessionId: change.session.id,
+        version: change.session.version + 1,
+        kind: change.kind,
+        by: change.by ?? defaultCause(change),
+        fromStep: change.session.step,
+        toStep: change.set.step ?? change.session.step,
+        fromStatus: from,
+        toStatus: to,
+        failureReason: change.set.failureReason,
+        txHash: change.txHash ?? change.set.reportedTxHash ?? change.set.approvalTxHash,
+      })),
+    ),
   topic: sessionChanged,
   notice: (c) => ({ id: c.session.id, merchantId: c.session.merchantId }),
 });
@@ -125,6 +148,17 @@ export function transitionSessions(
   onStale: OnStale,
 ): Promise<TransitionResult<SessionChange>> {
   return sessions.apply(em, changes, onStale);
+}
+
+/** Failure reasons of a session whose time ran out (session.watch.ts), as opposed to the chain's verdicts. */
+const EXPIRY_REASONS = new Set(['expired', 'no_payment']);
+
+/** The cause of a change whose maker did not name itself (see `SessionChange.by`). */
+function defaultCause(change: SessionChange): SessionBy {
+  if (change.kind === 'step') return { cause: 'player' };
+  if (change.kind === 'hosted_link') return { cause: 'merchant_api' };
+  const reason = change.set.failureReason;
+  return { cause: change.kind === 'failed' && reason && EXPIRY_REASONS.has(reason) ? 'expiry' : 'chain' };
 }
 
 /** The payment.* webhook of a settled session (section 6.5). */

@@ -107,6 +107,8 @@ export class StrayPaymentService {
               kind: 'payment_found',
               session,
               set: { status: 'processing', step: 'processing', paymentId: Number(payment.id) },
+              txHash: payment.tx_hash,
+              by: { cause: 'operator', actor: operatorId },
             },
           ],
           'raise',
@@ -135,7 +137,7 @@ export class StrayPaymentService {
   private async lockOpen(tx: EntityManager, paymentId: string): Promise<PaymentRow> {
     if (!/^\d{1,19}$/.test(paymentId)) throw notFound(`unmatched payment ${paymentId}`);
     const [payment] = await tx.execute<PaymentRow[]>(
-      `select p.id::text as id, p.network, p.token, p.recipient, p.amount_raw::text as amount_raw,
+      `select p.id::text as id, p.network, p.tx_hash, p.token, p.recipient, p.amount_raw::text as amount_raw,
               (select c.id from sessions c where c.payment_id = p.id) as claimed_by,
               (select r.action from payment_resolutions r where r.payment_id = p.id) as resolution,
               p.block_number, (select k.block_number from chain_cursors k where k.network = p.network and k.stream = ?) as cursor
@@ -220,6 +222,7 @@ export class StrayPaymentService {
 interface PaymentRow {
   id: string;
   network: string;
+  tx_hash: string;
   token: string;
   recipient: string;
   amount_raw: string;

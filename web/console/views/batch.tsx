@@ -73,6 +73,7 @@ export function BatchView({ id }: { id: string }) {
       />
       <h2>Items</h2>
       <table>
+        <caption class="sr-only">Items</caption>
         <thead>
           <tr>
             <th scope="col">#</th>

@@ -109,6 +109,7 @@ export function DepositsView() {
           ) : null}
           {addresses.data?.depositAddresses.length ? (
             <table>
+              <caption class="sr-only">Addresses of player {q('player')}</caption>
               <thead>
                 <tr>
                   <th scope="col">Network</th>

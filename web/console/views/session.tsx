@@ -1,8 +1,8 @@
 import { useQuery } from '@urql/preact';
-import { graphql } from '../graphql.ts';
+import { graphql, type ResultOf } from '../graphql.ts';
 import { useLive } from '../live.ts';
 import { BASE, Link } from '../router.ts';
-import { Amount, Facts, Failure, Id, Loading, Status, Time } from '../ui.tsx';
+import { Amount, Empty, Facts, Failure, Id, Loading, Status, Time } from '../ui.tsx';
 import { DeliveryTable } from './webhooks.tsx';
 
 const SessionQuery = graphql(`
@@ -28,6 +28,19 @@ const SessionQuery = graphql(`
       updatedAt
       settledAt
       expiresAt
+      history {
+        version
+        kind
+        cause
+        actor
+        fromStep
+        toStep
+        fromStatus
+        toStatus
+        failureReason
+        txHash
+        at
+      }
     }
     chainFollowers {
       network
@@ -57,12 +70,6 @@ export function SessionView({ id }: { id: string }) {
   const s = data.session;
   const head = data.chainFollowers.find((f) => f.network === s.network && f.stream === 'sessions')?.headBlock;
   const confirmations = s.blockNumber !== null && head != null ? Math.max(0, head - s.blockNumber + 1) : null;
-  // What the stored times tell (a full step log is not kept by the API yet).
-  const timeline: [string, string | null][] = [
-    ['Created', s.createdAt],
-    [s.status === 'failed' ? `Failed (${s.failureReason ?? 'no reason'})` : 'Settled', s.settledAt],
-    [`Last change, now at step ${s.step}`, s.updatedAt],
-  ];
   return (
     <section>
       <p class="crumbs">
@@ -85,15 +92,7 @@ export function SessionView({ id }: { id: string }) {
         ]}
       />
       <h2>Steps</h2>
-      <ol class="timeline">
-        {timeline
-          .filter(([, at]) => at)
-          .map(([what, at]) => (
-            <li key={what}>
-              <Time at={at} /> — {what}
-            </li>
-          ))}
-      </ol>
+      <History entries={s.history} />
       <h2>Payment</h2>
       <Facts
         rows={[
@@ -110,5 +109,81 @@ export function SessionView({ id }: { id: string }) {
       <h2>Webhooks</h2>
       <DeliveryTable subjectId={s.id} />
     </section>
+  );
+}
+
+type Entry = ResultOf<typeof SessionQuery>['session']['history'][number];
+
+/** What each kind of change means to an operator. */
+const CHANGES: Record<string, string> = {
+  created: 'Opened',
+  step: 'Step',
+  hosted_link: 'Hosted link issued',
+  payment_found: 'Payment found',
+  payment_lost: 'Payment lost (its block left the chain)',
+  completed: 'Completed',
+  failed: 'Failed',
+};
+
+/** Who or what made a change. */
+const CAUSES: Record<Entry['cause'], string> = {
+  merchant_api: 'Merchant API',
+  player: 'Player (hosted page)',
+  chain: 'Chain follower',
+  expiry: 'Expiry',
+  operator: 'Operator',
+};
+
+/** Every recorded change of the session, oldest first: when, what, from where to where, and by whom. */
+function History({ entries }: { entries: readonly Entry[] }) {
+  if (entries.length === 0)
+    return <Empty>No changes recorded: the session is older than the step history.</Empty>;
+  return (
+    <table class="history">
+      <caption class="sr-only">Step history</caption>
+      <thead>
+        <tr>
+          <th scope="col">When</th>
+          <th scope="col">Change</th>
+          <th scope="col">Step</th>
+          <th scope="col">Status</th>
+          <th scope="col">By</th>
+          <th scope="col">Transaction</th>
+        </tr>
+      </thead>
+      <tbody>
+        {entries.map((h) => (
+          <tr key={h.version} data-version={h.version}>
+            <td>
+              <Time at={h.at} />
+            </td>
+            <td>
+              {CHANGES[h.kind] ?? h.kind}
+              {h.failureReason ? `: ${h.failureReason}` : null}
+            </td>
+            <td>{h.fromStep && h.fromStep !== h.toStep ? `${h.fromStep} → ${h.toStep}` : h.toStep}</td>
+            <td>
+              {h.fromStatus && h.fromStatus !== h.toStatus ? (
+                <>
+                  <Status value={h.fromStatus} /> → <Status value={h.toStatus} />
+                </>
+              ) : (
+                <Status value={h.toStatus} />
+              )}
+            </td>
+            <td>
+              {CAUSES[h.cause]}
+              {h.actor ? (
+                <>
+                  {' '}
+                  <Id value={h.actor} short />
+                </>
+              ) : null}
+            </td>
+            <td>{h.txHash ? <Id value={h.txHash} short /> : null}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
