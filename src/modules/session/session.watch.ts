@@ -47,8 +47,9 @@ export async function watchSessions(
     )
   ).map(snapshotOf);
   if (open.length === 0) return [];
+  // Undefined before the stream has processed a final block: then only a session without a network
+  // (no chain can pay it) can end.
   const evidence = await ctx.evidence();
-  if (!evidence) return [];
 
   const reported = open.filter((s) => s.status === 'processing' && s.reportedTxHash);
   const receipts = await mapLimit(reported, RECEIPT_CONCURRENCY, (s) =>
@@ -80,7 +81,7 @@ function reportOutcome(
   s: FollowedSession,
   receipt: TxReceipt | null,
   ctx: TickContext,
-  evidence: BlockHeader,
+  evidence: BlockHeader | undefined,
   network: SessionNetwork,
   now: Date,
   timeoutMs: number,
@@ -99,7 +100,7 @@ function reportOutcome(
   if (receipt.success) return 'mined_without_payment';
   // A revert is the session's end only in a final block: above it, a reorganisation may mine the
   // same transaction again, paying. The tier's depth still applies where it is deeper than finality.
-  if (receipt.blockNumber > evidence.number) return null;
+  if (!evidence || receipt.blockNumber > evidence.number) return null;
   const depth = ctx.head.number - receipt.blockNumber + 1;
   if (depth < confirmationsFor(network, s.amount ?? '0')) return null;
   return {
@@ -118,7 +119,7 @@ function reportOutcome(
  */
 function expired(
   s: FollowedSession,
-  evidence: BlockHeader,
+  evidence: BlockHeader | undefined,
   now: Date,
   minedWithoutPayment: Set<string>,
 ): boolean {
@@ -132,7 +133,8 @@ function expired(
  * A final, processed block is past the router deadline: every block after it is too, so the router
  * refuses the session's payment from now on, and none was found up to it.
  */
-function pastRouterDeadline(s: FollowedSession, evidence: BlockHeader): boolean {
+function pastRouterDeadline(s: FollowedSession, evidence: BlockHeader | undefined): boolean {
+  if (!evidence) return false;
   const deadline = s.deadline ?? Math.floor(s.expiresAt.getTime() / 1000);
   return evidence.timestamp > deadline;
 }
