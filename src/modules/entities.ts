@@ -14,6 +14,7 @@ import { PaymentSchema } from './ledger/payment.entity.ts';
 import { AllowedIpSchema, MerchantSchema, SettlementWalletSchema } from './merchant/merchant.entity.ts';
 import { PayoutSchema, RouterNonceSchema } from './payout/payout.entity.ts';
 import { SessionSchema } from './session/session.entity.ts';
+import { SessionHistorySchema } from './session/session.history.ts';
 import { PaymentResolutionSchema, UnmatchedPaymentSchema } from './stray/stray.entity.ts';
 import { WebhookAttemptSchema, WebhookDeliverySchema, WebhookEventSchema } from './webhook/webhook.entity.ts';
 
@@ -39,6 +40,7 @@ export const entityList = [
   WebhookAttemptSchema,
   PaymentSchema,
   SessionSchema,
+  SessionHistorySchema,
   PayoutSchema,
   RouterNonceSchema,
   RelayRequestSchema,

@@ -1,7 +1,6 @@
 import { builder } from '../../graphql/builder.ts';
 import { merchantScope, requireOperator } from '../../graphql/guards.ts';
-import { StepResponseRef } from '../session/session.graphql.ts';
-import { byActor } from '../session/session.history.ts';
+import { byActor, StepResponseRef } from '../session/session.graphql.ts';
 import { sessionChanged } from '../session/session.transition.ts';
 import { hostedCreateRequest, hostedStatusRequest, hostedStepRequest } from './hosted.schemas.ts';
 import type { HostedLink, HostedLinkInfo } from './hosted.service.ts';

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
+import type { Actor } from '../../graphql/context.ts';
 import { merchantScope, requireOperator } from '../../graphql/guards.ts';
 import { operatorListing, pageRef } from '../../graphql/pagination.ts';
 import type { Session } from './session.entity.ts';
 import { ORDER_STATUSES } from './session.entity.ts';
-import { byActor } from './session.history.ts';
+import type { SessionBy } from './session.history.ts';
 import { initRequest, statusRequest, stepRequest } from './session.schemas.ts';
 import { sessionChanged } from './session.transition.ts';
 import type { Component, StepOption, StepResponse, WalletAction } from './session.view.ts';
@@ -235,3 +236,16 @@ builder.subscriptionFields((t) => ({
     resolve: (notice, _, ctx) => ctx.services.sessions.get(ctx.em.fork(), null, notice.id),
   }),
 }));
+
+/** The cause of a change made by a GraphQL caller: the merchant's API, the hosted page, an operator. */
+export function byActor(actor: Actor): SessionBy {
+  switch (actor.kind) {
+    case 'operator':
+      return { cause: 'operator', actor: actor.operatorId };
+    case 'merchant':
+      return { cause: 'merchant_api', actor: actor.keyId };
+    default:
+      // The hosted page calls by its link's token alone: the player.
+      return { cause: 'player' };
+  }
+}

@@ -1,6 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import type { EntityManager } from '../../db/orm.ts';
-import type { Actor } from '../../graphql/context.ts';
 import { ORDER_STATUSES, type OrderStatus, Session, STEPS, type Step } from './session.entity.ts';
 
 /**
@@ -104,17 +103,4 @@ export async function recordHistory(em: EntityManager, entries: readonly History
 /** A session's history, oldest first. */
 export function historyOf(em: EntityManager, sessionId: string): Promise<SessionHistory[]> {
   return em.find(SessionHistory, { session: sessionId }, { orderBy: { version: 'asc' } });
-}
-
-/** The cause of a change made by a GraphQL caller: the merchant's API, the hosted page, an operator. */
-export function byActor(actor: Actor): SessionBy {
-  switch (actor.kind) {
-    case 'operator':
-      return { cause: 'operator', actor: actor.operatorId };
-    case 'merchant':
-      return { cause: 'merchant_api', actor: actor.keyId };
-    default:
-      // The hosted page calls by its link's token alone: the player.
-      return { cause: 'player' };
-  }
 }
