@@ -16,6 +16,8 @@ const minutes = z.coerce
   .positive()
   .max(7 * 24 * 60);
 
+const days = z.coerce.number().int().min(0).max(36_500);
+
 const envSchema = z.object({
   /** `production` refuses private webhook targets and requires SECRETS_KEY. */
   NODE_ENV: z.enum(['production', 'development', 'test']).default('development'),
@@ -70,6 +72,10 @@ const envSchema = z.object({
   PAYMENT_MINING_TIMEOUT_MINUTES: minutes.default(30),
   /** Hosted link lifetime (D6). */
   HPP_LINK_TTL_MINUTES: minutes.default(30),
+  /** Days a session that failed without a payment is kept, then deleted; 0 keeps them forever. */
+  SESSION_RETENTION_DAYS: days.default(30),
+  /** Days a webhook event whose deliveries all ended is kept (with them), then deleted; 0: forever. */
+  WEBHOOK_RETENTION_DAYS: days.default(30),
   /** `debug`, `info`, `warn`, `error`. */
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   /** `GET /metrics` (Prometheus): `token` (an operator bearer token), `public`, or `off`. */
@@ -118,6 +124,9 @@ export interface Config {
   sessionTtlMinutes: number;
   paymentMiningTimeoutMinutes: number;
   hppLinkTtlMinutes: number;
+  /** Retention (src/modules/retention): days; 0 keeps forever. */
+  sessionRetentionDays: number;
+  webhookRetentionDays: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** Who may read `GET /metrics`. */
   metrics: 'token' | 'public' | 'off';
@@ -216,6 +225,8 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
     sessionTtlMinutes: e.SESSION_TTL_MINUTES,
     paymentMiningTimeoutMinutes: e.PAYMENT_MINING_TIMEOUT_MINUTES,
     hppLinkTtlMinutes: e.HPP_LINK_TTL_MINUTES,
+    sessionRetentionDays: e.SESSION_RETENTION_DAYS,
+    webhookRetentionDays: e.WEBHOOK_RETENTION_DAYS,
     logLevel: e.LOG_LEVEL,
     metrics: e.METRICS,
     graphqlCorsOrigins: parseCorsOrigins(e.GRAPHQL_CORS_ORIGINS, e.NODE_ENV),

@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { spawnGuarded } from '../lib/guarded-process.ts';
@@ -7,6 +8,11 @@ export interface AnvilNode {
   rpcUrl: string;
   port: number;
   chainId: number;
+  /**
+   * The anvil process. Its output is drained with no listener once the port is read: a node that runs
+   * for days prints on every request, and nothing of that may be kept or scanned (tests hold it).
+   */
+  child?: ChildProcess;
   stop(): Promise<void>;
 }
 
@@ -88,6 +94,7 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilNode> {
     rpcUrl: `http://127.0.0.1:${port}`,
     port,
     chainId: options.chainId,
+    child,
     stop: () => guarded.stop(),
   };
 }

@@ -11,6 +11,8 @@ export interface EmbeddedDatabase {
   adminUrl: string;
   urlFor(database: string): string;
   createDatabase(name: string, template?: string): Promise<string>;
+  /** The server process (absent for a server another process started). */
+  child?: import('node:child_process').ChildProcess;
   stop(): Promise<void>;
 }
 
@@ -97,6 +99,7 @@ export async function startEmbeddedPostgres(options: {
   return {
     adminUrl: urlFor('postgres'),
     urlFor,
+    child: running.child,
     async createDatabase(name, template) {
       const client = new pg.Client(urlFor('postgres'));
       await client.connect();
@@ -163,24 +166,26 @@ async function startServer(
       void server.stop(0);
       reject(new Error(`PostgreSQL did not start within ${STARTUP_TIMEOUT_MS} ms: ${output.slice(-500)}`));
     }, STARTUP_TIMEOUT_MS);
-    // The log keeps flowing to `onLog` for the server's life; only the start-up wait looks at it, on
-    // a bounded tail (a long-running server's log must cost nothing per line beyond its handler).
-    let starting = true;
-    server.child.stderr!.on('data', (chunk: Buffer) => {
+    // Only the start-up wait reads the log, on a bounded tail, and stops listening once ready: a
+    // long-running server's log then costs nothing here (it is drained, or handed to `onLog` as is).
+    const onData = (chunk: Buffer) => {
       const text = chunk.toString();
       onLog?.(text);
-      if (!starting) return;
       output = (output + text).slice(-4_096);
-      if (output.includes('database system is ready to accept connections')) {
-        starting = false;
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    server.child.once('exit', (code) => {
+      if (output.includes('database system is ready to accept connections')) done(resolve);
+    };
+    const onExit = (code: number | null) =>
+      done(() => reject(new Error(`PostgreSQL exited with code ${code}: ${output.slice(-500)}`)));
+    const done = (settle: () => void) => {
       clearTimeout(timer);
-      if (starting) reject(new Error(`PostgreSQL exited with code ${code}: ${output.slice(-500)}`));
-    });
+      server.child.stderr!.off('data', onData);
+      server.child.off('exit', onExit);
+      if (onLog) server.child.stderr!.on('data', (chunk: Buffer) => onLog(chunk.toString()));
+      else server.child.stderr!.resume();
+      settle();
+    };
+    server.child.stderr!.on('data', onData);
+    server.child.once('exit', onExit);
   });
   server.child.stdout!.resume();
   return server;

@@ -25,6 +25,11 @@ export const MAX_BLOCKS_PER_TICK = 100_000;
  * read by range, as if final, but settle nothing until the service's final block reaches them.
  */
 export const MAX_WINDOW_BLOCKS = 2_048;
+/**
+ * A tick that found the chain as it was writes nothing, except this often the follower's `ticked_at`
+ * (the liveness the console and `gateway_follower_seconds_since_tick` show).
+ */
+export const IDLE_HEARTBEAT_MS = 60_000;
 
 export interface FollowerDeps {
   network: Pick<NetworkConfig, 'id'>;
@@ -61,6 +66,8 @@ export function createFollower(deps: FollowerDeps) {
   let problem: string | undefined;
   /** The last evidence block read: final blocks never change, so one read serves every stream at it. */
   let evidenceHeader: BlockHeader | undefined;
+  /** What the last saved tick recorded, so an unchanged chain costs no write (but a heartbeat). */
+  let saved: { key: string; at: number } | undefined;
 
   /** A transaction of this follower: fenced, then `work`. */
   const transaction = <T>(work: (tx: EntityManager) => Promise<T>) =>
@@ -98,16 +105,21 @@ export function createFollower(deps: FollowerDeps) {
       for (const consumer of consumers) await rewind(consumer, sync.ancestor, head);
     }
     window.prune(floor - 1);
-    await transaction((tx) =>
-      saveWindow(tx, networkId, {
-        from: sync.kind === 'reorg' ? sync.ancestor.number + 1 : undefined,
-        added: sync.kind === 'unchanged' ? [] : sync.added,
-        pruneTo: window!.start === undefined ? head.number : window!.start - 1,
-        head,
-        finalized,
-        nodeFinalized: verdict.state.nodeFinalized,
-      }),
-    );
+    const pruneTo = window!.start === undefined ? head.number : window!.start - 1;
+    const key = `${head.hash}:${finalized}:${verdict.state.nodeFinalized}:${pruneTo}`;
+    if (sync.kind !== 'unchanged' || key !== saved?.key || Date.now() - saved.at >= IDLE_HEARTBEAT_MS) {
+      await transaction((tx) =>
+        saveWindow(tx, networkId, {
+          from: sync.kind === 'reorg' ? sync.ancestor.number + 1 : undefined,
+          added: sync.kind === 'unchanged' ? [] : sync.added,
+          pruneTo,
+          head,
+          finalized,
+          nodeFinalized: verdict.state.nodeFinalized,
+        }),
+      );
+      saved = { key, at: Date.now() };
+    }
     known = verdict.state;
     let caughtUp = true;
     for (const consumer of consumers) {
@@ -139,6 +151,7 @@ export function createFollower(deps: FollowerDeps) {
       problem = verdict.problem;
     }
     await transaction((tx) => saveNodeProblem(tx, networkId, head, verdict.problem));
+    saved = undefined;
     return { head, finalized: verdict.state.final, caughtUp: true, inconsistent: verdict.problem };
   }
 

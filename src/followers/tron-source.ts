@@ -1,4 +1,4 @@
-import { solidifiedHeaders, solidifiedLogs } from '../chains/tron/blocks.ts';
+import { solidifiedBlockCache } from '../chains/tron/blocks.ts';
 import type { TronHttp } from '../chains/tron/http.ts';
 import { blockNumber } from '../chains/tron/status.ts';
 import { unavailable } from '../errors.ts';
@@ -13,19 +13,21 @@ export const TRON_CHUNK_BLOCKS = 100;
  * reach a consumer.
  */
 export function tronSource(http: TronHttp): ChainSource {
+  // Every consumer reads the same new blocks each tick: each is fetched from the node once.
+  const blocks = solidifiedBlockCache(http);
   return {
     finality: { depth: 0, window: 0 },
     async head() {
-      const [head] = await solidifiedHeaders(http, [await blockNumber(http, true)]);
+      const [head] = await blocks.headers([await blockNumber(http, true)]);
       if (!head) throw unavailable(`network ${http.networkId}: the solidified head is not available`);
       return head;
     },
     nodeFinalized: async (head) => head.number,
-    headers: (numbers) => solidifiedHeaders(http, numbers),
+    headers: (numbers) => blocks.headers(numbers),
     async *finalLogs(filter, from, to) {
       for (let start = from; start <= to; start += TRON_CHUNK_BLOCKS) {
         const end = Math.min(to, start + TRON_CHUNK_BLOCKS - 1);
-        yield { fromBlock: start, toBlock: end, logs: await solidifiedLogs(http, filter, start, end) };
+        yield { fromBlock: start, toBlock: end, logs: await blocks.logs(filter, start, end) };
       }
     },
     blockLogs: async () => {

@@ -47,7 +47,7 @@ export function createMetrics(deps: { fork: () => EntityManager }): Metrics {
   });
   const sinceTick = new Gauge({
     name: 'follower_seconds_since_tick',
-    help: "Seconds since the network's follower last ticked (grows when no process follows it).",
+    help: "Seconds since the network's follower last recorded a tick (at most a minute while it runs and the chain stands still; grows when no process follows it).",
     labelNames: ['network'],
     registers: [registry],
   });

@@ -13,6 +13,7 @@ import type { GatewayModule } from './module.ts';
 import { payoutModule } from './payout/index.ts';
 import { relayModule } from './relay/index.ts';
 import { reportModule } from './report/index.ts';
+import { retentionModule } from './retention/index.ts';
 import { sessionModule } from './session/index.ts';
 import { strayModule } from './stray/index.ts';
 import { systemModule } from './system/index.ts';
@@ -40,6 +41,7 @@ export const modules: readonly GatewayModule[] = [
   balanceModule,
   depositModule,
   reportModule,
+  retentionModule,
 ];
 
 /** Every entity the ORM manages. */

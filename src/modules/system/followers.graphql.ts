@@ -49,7 +49,8 @@ const StreamStatusRef = builder.objectRef<StreamStatus>('FollowerStream').implem
     tickedAt: t.expose('tickedAt', {
       type: 'DateTime',
       nullable: true,
-      description: 'The follower’s last tick.',
+      description:
+        'The follower’s last recorded tick: every tick that found the chain moved, and once a minute while it did not.',
     }),
   }),
 });
