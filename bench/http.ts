@@ -15,7 +15,7 @@ import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { signedHeaders } from '../src/modules/auth/request-signing.ts';
 import { type Figure, figure, runIfMain } from './report.ts';
-import { percentile } from './support.ts';
+import { percentile, script as benchScript } from './support.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -102,12 +102,19 @@ function treeCpu(root: number): number {
   return total;
 }
 
+/** The V8 options of package.json's `start` script (not its loader or entry file). */
+function startFlags(): string[] {
+  return benchScript('start').args.filter((arg) => /^--(max|min)-[a-z-]+=/.test(arg));
+}
+
 /** Starts one benchmark server in its own process and resolves with the JSON line it prints. */
 function spawnServer(kind: 'service' | 'baseline', databaseUrl: string, profileDir?: string) {
   // Node itself with tsx's loader (not the tsx wrapper), so that killing the child stops the server.
   const profile = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
   const script = path.join(root, 'bench/http-server.ts');
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', script, kind], {
+  // The service runs with the V8 flags `npm start` gives it, as deployed.
+  const flags = kind === 'service' ? startFlags() : [];
+  const child = spawn(process.execPath, [...flags, ...profile, '--import', 'tsx', script, kind], {
     env: { ...process.env, NODE_ENV: 'production', DATABASE_URL: databaseUrl },
     // tsx resolves from the project, wherever the bench was started.
     cwd: root,

@@ -136,7 +136,11 @@ export class SessionService implements StepDeps {
    * Read-only status (section 4.5): the hottest call of the API, polled for every open session. The
    * polls arriving together share one prepared SELECT (session.status.ts); nothing is written.
    */
-  async status(em: EntityManager, merchantId: string, id: string): Promise<StepResponse> {
+  async status(
+    em: EntityManager | (() => EntityManager),
+    merchantId: string,
+    id: string,
+  ): Promise<StepResponse> {
     const state = await this.statusReads.read(id, merchantId);
     if (!state) throw notFound('session');
     return this.render(em, merchantId, state);
@@ -188,9 +192,15 @@ export class SessionService implements StepDeps {
   }
 
   /** The StepResponse of a session, from the database alone (the chain values its step shows were stored). */
-  async render(em: EntityManager, merchantId: string, session: SessionState): Promise<StepResponse> {
+  /** `em` may be a function forking one: only the network picker reads the database. */
+  async render(
+    em: EntityManager | (() => EntityManager),
+    merchantId: string,
+    session: SessionState,
+  ): Promise<StepResponse> {
     const inputs: ViewInputs = {};
-    if (session.step === 'network_select') inputs.networks = await this.offeredNetworks(em, merchantId);
+    if (session.step === 'network_select')
+      inputs.networks = await this.offeredNetworks(typeof em === 'function' ? em() : em, merchantId);
     if (session.network) {
       const network = this.deps.chains.network(session.network);
       inputs.network = network;
