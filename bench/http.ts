@@ -15,7 +15,7 @@ import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { signedHeaders } from '../src/modules/auth/request-signing.ts';
 import { type Figure, figure, runIfMain } from './report.ts';
-import { percentile, script as benchScript } from './support.ts';
+import { script as benchScript, percentile } from './support.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
