@@ -1,8 +1,9 @@
 /**
  * Signed-request throughput and latency for a read route (`POST /v1/cashier/status`), next to a
  * baseline measured in the same run on the same PostgreSQL: a bare node:http server doing one INSERT
- * per request. Prints both and the ratio (target: at least 0.5).
- *   npx tsx bench/http.ts [--requests 4000] [--concurrency 32]
+ * per request. Prints both, the throughput ratio (target: at least 0.8) and the p99 ratio (target:
+ * at most 1.2), and the CPU each side spends per request.
+ *   npx tsx bench/http.ts [--requests 4000] [--concurrency 32] [--rounds 4] [--profile DIR]
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -14,7 +15,7 @@ import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { signedHeaders } from '../src/modules/auth/request-signing.ts';
 import { type Figure, figure, runIfMain } from './report.ts';
-import { percentile } from './support.ts';
+import { script as benchScript, percentile } from './support.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -24,7 +25,12 @@ interface Result {
   p99: number;
 }
 
-async function load(requests: number, concurrency: number, send: () => Promise<number>): Promise<Result> {
+/** Issue #30's targets: throughput at least 0.8 of the baseline's, p99 at most 1.2 times its p99. */
+const THROUGHPUT_TARGET = 0.8;
+const P99_TARGET = 1.2;
+
+/** Sends `requests` requests, `concurrency` at a time; each one's latency (ms) and the wall time (s). */
+async function load(requests: number, concurrency: number, send: () => Promise<number>) {
   const latencies: number[] = [];
   let next = 0;
   const started = performance.now();
@@ -38,13 +44,12 @@ async function load(requests: number, concurrency: number, send: () => Promise<n
       }
     }),
   );
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  return {
-    rps: latencies.length / seconds,
-    p50: percentile(latencies, 0.5),
-    p99: percentile(latencies, 0.99),
-  };
+  return { latencies, seconds: (performance.now() - started) / 1000 };
+}
+
+function summary(latencies: number[], seconds: number): Result {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return { rps: sorted.length / seconds, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99) };
 }
 
 const CLOCK_TICKS = 100;
@@ -69,18 +74,13 @@ function allPids(): number[] {
   }
 }
 
-/** CPU ms of every PostgreSQL process (the postmaster and its backends, whose titles they rewrite). */
-function postgresCpu(): number {
-  return allPids()
-    .filter((pid) => {
-      try {
-        const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-        return cmd.startsWith('postgres') || cmd.includes('/bin/postgres');
-      } catch {
-        return false;
-      }
-    })
-    .reduce((sum, pid) => sum + procCpu(pid), 0);
+/** The postmaster of the PostgreSQL in `dataDir` (first line of its postmaster.pid). */
+function postmasterPid(dataDir: string): number | undefined {
+  try {
+    return Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]) || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** CPU ms of a process and its descendants (the tsx wrapper runs the server in a child). */
@@ -102,39 +102,65 @@ function treeCpu(root: number): number {
   return total;
 }
 
+/** The V8 options of package.json's `start` script (not its loader or entry file). */
+function startFlags(): string[] {
+  return benchScript('start').args.filter((arg) => /^--(max|min)-[a-z-]+=/.test(arg));
+}
+
 /** Starts one benchmark server in its own process and resolves with the JSON line it prints. */
-function spawnServer(kind: 'service' | 'baseline', databaseUrl: string) {
+function spawnServer(kind: 'service' | 'baseline', databaseUrl: string, profileDir?: string) {
   // Node itself with tsx's loader (not the tsx wrapper), so that killing the child stops the server.
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'bench/http-server.ts'), kind], {
+  const profile = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
+  const script = path.join(root, 'bench/http-server.ts');
+  // The service runs with the V8 flags `npm start` gives it, as deployed.
+  const flags = kind === 'service' ? startFlags() : [];
+  const child = spawn(process.execPath, [...flags, ...profile, '--import', 'tsx', script, kind], {
     env: { ...process.env, NODE_ENV: 'production', DATABASE_URL: databaseUrl },
     // tsx resolves from the project, wherever the bench was started.
     cwd: root,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  return new Promise<{ info: Record<string, string>; pid: number; stop: () => void }>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve({ info: JSON.parse(line), pid: child.pid!, stop: () => child.kill('SIGKILL') });
-    });
-    child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)));
-  });
+  return new Promise<{ info: Record<string, string>; pid: number; stop: () => Promise<void> }>(
+    (resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const line = out.split('\n').find((l) => l.startsWith('{'));
+        // SIGINT lets a profiled server write its profile (it exits cleanly on it).
+        const stop = () =>
+          new Promise<void>((done) => {
+            if (child.exitCode !== null || child.signalCode !== null) return done();
+            child.once('exit', () => done());
+            child.kill(profileDir ? 'SIGINT' : 'SIGKILL');
+          });
+        if (line) resolve({ info: JSON.parse(line), pid: child.pid!, stop });
+      });
+      child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)));
+    },
+  );
 }
 
 export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
   const { values } = parseArgs({
     args: argv,
-    options: { requests: { type: 'string' }, concurrency: { type: 'string' } },
+    options: {
+      requests: { type: 'string' },
+      concurrency: { type: 'string' },
+      rounds: { type: 'string' },
+      profile: { type: 'string' },
+    },
   });
   const requests = Number(values.requests ?? 4000);
   const concurrency = Number(values.concurrency ?? 32);
+  const rounds = Math.max(1, Number(values.rounds ?? 4));
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-http-'));
   const db = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), persistent: false });
   const url = await db.createDatabase('bench');
   await migrate(url);
-  const baselineServer = await spawnServer('baseline', url);
-  const serviceServer = await spawnServer('service', url);
+  const profileDir = (kind: string) => values.profile && path.resolve(values.profile, kind);
+  const baselineServer = await spawnServer('baseline', url, profileDir('baseline'));
+  // --profile DIR: each server writes a V8 CPU profile under DIR/<kind> when stopped.
+  const serviceServer = await spawnServer('service', url, profileDir('service'));
   try {
     const bareUrl = `${baselineServer.info.url}/`;
     const { url: serviceUrl, keyId, secret, session } = serviceServer.info as Record<string, string>;
@@ -160,50 +186,73 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
     const warm = Math.min(500, Math.floor(requests / 4));
     await load(warm, concurrency, bare);
     await load(warm, concurrency, signed);
-    // CPU seconds the server process tree and PostgreSQL spend per request (Linux /proc; 0 elsewhere).
-    const cpuBefore = () => ({
+    // CPU ms so far of the load generator, each server's process tree and this run's PostgreSQL
+    // (Linux /proc; 0 elsewhere). Other processes on a shared machine are not counted.
+    const postmaster = postmasterPid(path.join(dir, 'pg'));
+    const cpu = () => ({
       load: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
-      idle: Number(readFileSync('/proc/stat', 'utf8').split('\n')[0]!.split(/\s+/)[4]) * 10,
-      pg: postgresCpu(),
+      pg: postmaster ? treeCpu(postmaster) : 0,
       bare: treeCpu(baselineServer.pid),
       svc: treeCpu(serviceServer.pid),
     });
-    const c0 = cpuBefore();
-    const baseline = await load(requests, concurrency, bare);
-    const c1 = cpuBefore();
-    const service = await load(requests, concurrency, signed);
-    const c2 = cpuBefore();
-    const perRequest = (ms: number) => `${((ms / requests) * 1000).toFixed(0)} µs`;
+    // The two servers take turns in rounds (B S S B B S …), so that a change in the machine's load
+    // during the run weighs on both alike instead of on whichever ran second.
+    const base = { latencies: [] as number[], seconds: 0, cpu: { server: 0, pg: 0, load: 0 } };
+    const svc = { latencies: [] as number[], seconds: 0, cpu: { server: 0, pg: 0, load: 0 } };
+    const perRound = Math.ceil(requests / rounds);
+    for (let round = 0; round < rounds; round++) {
+      const order = round % 2 === 0 ? (['bare', 'svc'] as const) : (['svc', 'bare'] as const);
+      for (const kind of order) {
+        const into = kind === 'bare' ? base : svc;
+        const before = cpu();
+        const run = await load(perRound, concurrency, kind === 'bare' ? bare : signed);
+        const after = cpu();
+        into.latencies.push(...run.latencies);
+        into.seconds += run.seconds;
+        into.cpu.server += after[kind] - before[kind];
+        into.cpu.pg += after.pg - before.pg;
+        into.cpu.load += after.load - before.load;
+      }
+    }
+    const baseline = summary(base.latencies, base.seconds);
+    const service = summary(svc.latencies, svc.seconds);
+    const perRequest = (ms: number) => `${((ms / (perRound * rounds)) * 1000).toFixed(0)} µs`;
+    const throughput = service.rps / baseline.rps;
+    const p99 = service.p99 / baseline.p99;
 
     const row = (name: string, r: Result) =>
       `${name.padEnd(52)} ${r.rps.toFixed(0).padStart(8)} req/s   p50 ${r.p50.toFixed(2).padStart(7)} ms   p99 ${r.p99.toFixed(2).padStart(7)} ms`;
     console.log(
-      `signed read route vs bare node:http + 1 INSERT (${requests} requests, concurrency ${concurrency}, ${os.cpus().length} cores; each server in its own process)`,
+      `signed read route vs bare node:http + 1 INSERT (${requests} requests each in ${rounds} alternating rounds, concurrency ${concurrency}, ${os.cpus().length} cores; each server in its own process)`,
     );
     console.log(row('baseline: node:http + one PostgreSQL INSERT', baseline));
     console.log(row('service: signed POST /v1/cashier/status', service));
     console.log(
-      `throughput ratio service/baseline: ${(service.rps / baseline.rps).toFixed(2)} (target >= 0.50)`,
+      `throughput ratio service/baseline: ${throughput.toFixed(2)} (target >= ${THROUGHPUT_TARGET}: ${throughput >= THROUGHPUT_TARGET ? 'met' : 'NOT met'}); ` +
+        `p99 service/baseline: ${p99.toFixed(2)} (target <= ${P99_TARGET}: ${p99 <= P99_TARGET ? 'met' : 'NOT met'})`,
     );
-    if (c2.pg > 0) {
+    if (base.cpu.server > 0) {
       console.log(
-        `CPU per request: baseline server ${perRequest(c1.bare - c0.bare)} + PostgreSQL ${perRequest(c1.pg - c0.pg)}; ` +
-          `service server ${perRequest(c2.svc - c1.svc)} + PostgreSQL ${perRequest(c2.pg - c1.pg)}`,
-      );
-      console.log(
-        `load generator: ${perRequest(c1.load - c0.load)} vs ${perRequest(c2.load - c1.load)}; idle: ${perRequest(c1.idle - c0.idle)} vs ${perRequest(c2.idle - c1.idle)}`,
+        `CPU per request: baseline server ${perRequest(base.cpu.server)} + PostgreSQL ${perRequest(base.cpu.pg)}; ` +
+          `service server ${perRequest(svc.cpu.server)} + PostgreSQL ${perRequest(svc.cpu.pg)}; ` +
+          `load generator ${perRequest(base.cpu.load)} vs ${perRequest(svc.cpu.load)}`,
       );
     }
     return [
       figure('signed read route throughput', service.rps, 'req/s', {
         baseline: baseline.rps,
-        target: { of: 'ratio', op: '≥', bound: 0.5 },
+        target: { of: 'ratio', op: '≥', bound: THROUGHPUT_TARGET },
       }),
-      figure('signed read route p99', service.p99, 'ms', { baseline: baseline.p99 }),
+      figure('signed read route p99', service.p99, 'ms', {
+        baseline: baseline.p99,
+        target: { of: 'ratio', op: '≤', bound: P99_TARGET },
+      }),
+      figure('signed read route server CPU', (svc.cpu.server / (perRound * rounds)) * 1000, 'µs/req', {
+        baseline: (base.cpu.server / (perRound * rounds)) * 1000,
+      }),
     ];
   } finally {
-    baselineServer.stop();
-    serviceServer.stop();
+    await Promise.all([baselineServer.stop(), serviceServer.stop()]);
     await db.stop();
     rmSync(dir, { recursive: true, force: true });
   }

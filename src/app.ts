@@ -102,7 +102,7 @@ export async function createApp(options: {
     batches: new BatchService({ chains: payoutChains }),
     approvals: new ApprovalService({ chains: payoutChains, clients: chainClients }),
     relayer,
-    balances: new BalanceService({ networks, clients: chainClients }),
+    balances: new BalanceService({ networks, clients: chainClients, sql }),
     deposits: new DepositService({ networks }),
     sessions,
     strayPayments: new StrayPaymentService({ chains: sessionChains }),

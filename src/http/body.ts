@@ -5,19 +5,45 @@ import { findNul, jsonTooDeep, NUL_MESSAGE, nestingMessage } from '../lib/valida
 /** D2: request bodies over 1 MiB are refused with 413. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-/** Reads the raw body, refusing more than MAX_BODY_BYTES without buffering the rest. */
-export async function readBody(req: IncomingMessage): Promise<Buffer> {
+/**
+ * Reads the raw body, refusing more than MAX_BODY_BYTES without buffering the rest (the request is
+ * destroyed then, as an abandoned async iteration would). Listens for the stream's events directly:
+ * an async iterator costs several promises per request on the hottest path.
+ */
+export function readBody(req: IncomingMessage): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) throw bodyTooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw bodyTooLarge();
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+  if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) return Promise.reject(bodyTooLarge());
+  if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
+  if (req.destroyed) return Promise.reject(prematureClose());
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (error?: unknown) => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', settle);
+      req.off('close', onClose);
+      if (error) reject(error);
+      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) return void chunks.push(chunk);
+      settle(bodyTooLarge());
+      req.destroy();
+    };
+    const onEnd = () => settle();
+    // Closed before its end: the client went away mid-body.
+    const onClose = () => settle(prematureClose());
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('error', settle);
+    req.once('close', onClose);
+  });
 }
+
+const prematureClose = () =>
+  Object.assign(new Error('request closed before its body was read'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 
 /** The 413 of D2, on /v1 and /graphql alike. */
 export const bodyTooLarge = () =>

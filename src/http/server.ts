@@ -10,6 +10,7 @@ import type { Duplex } from 'node:stream';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { App } from '../app.ts';
+import type { EntityManager } from '../db/orm.ts';
 import { AppError } from '../errors.ts';
 import type { Actor, Context } from '../graphql/context.ts';
 import { toAppError } from '../graphql/errors.ts';
@@ -67,8 +68,8 @@ export async function startHttpServer(
     '/graphql': (req, res) => graphql.handle(req, res),
   };
 
-  async function handle(req: IncomingMessage, res: ServerResponse) {
-    const url = requestUrl(req.url ?? '/');
+  async function handle(req: IncomingMessage, res: ServerResponse, url: URL | undefined) {
+    if (!url) throw new AppError('validation', 'malformed request target');
     const method = req.method ?? 'GET';
     const route = Object.hasOwn(fixed, url.pathname) ? fixed[url.pathname] : undefined;
     if (route) return void (await route(req, res));
@@ -81,15 +82,17 @@ export async function startHttpServer(
 
   const server = createServer({ connectionsCheckingInterval: CONNECTIONS_CHECK_MS }, (req, res) => {
     const started = performance.now();
+    // Parsed once, for the route and for the metrics label (undefined: not a URL, a 400).
+    const url = requestUrl(req.url ?? '/');
     res.once('finish', () =>
       app.metrics.observeRequest(
-        routeName(app, fixed, req),
+        routeName(app, fixed, req.method ?? 'GET', url),
         req.method ?? 'GET',
         res.statusCode,
         (performance.now() - started) / 1000,
       ),
     );
-    handle(req, res).catch((error: unknown) => {
+    handle(req, res, url).catch((error: unknown) => {
       const appError = toAppError(error);
       if (appError.code === 'internal') app.logger.error('request failed', { error, url: req.url });
       if (!res.headersSent) sendError(res, appError);
@@ -179,8 +182,8 @@ async function metrics(app: App, req: IncomingMessage, res: ServerResponse) {
 }
 
 /** A request's route for metrics: a fixed set of names, never the raw URL (unbounded labels). */
-function routeName(app: App, fixed: Record<string, unknown>, req: IncomingMessage): string {
-  const url = requestUrl(req.url ?? '/');
+function routeName(app: App, fixed: Record<string, unknown>, method: string, url: URL | undefined): string {
+  if (!url) return 'other';
   if (Object.hasOwn(fixed, url.pathname)) return url.pathname;
   if (url.pathname.startsWith('/assets/')) return '/assets';
   // The hosted page's token never becomes a label.
@@ -191,9 +194,7 @@ function routeName(app: App, fixed: Record<string, unknown>, req: IncomingMessag
   if (url.pathname === '/reports/settlement.csv') return url.pathname;
   // Console views carry ids: one label for all of them.
   if (url.pathname === '/console' || url.pathname.startsWith('/console/')) return '/console';
-  const match = url.pathname.startsWith('/v1/')
-    ? app.rest.match(req.method ?? 'GET', url.pathname)
-    : undefined;
+  const match = url.pathname.startsWith('/v1/') ? app.rest.match(method, url.pathname) : undefined;
   return match && !('allow' in match) ? url.pathname : 'other';
 }
 
@@ -208,7 +209,9 @@ async function rest(app: App, req: IncomingMessage, res: ServerResponse, url: UR
   requireJsonBody(req, method);
   const raw = await readBody(req);
   if (raw.length > 0 && !req.headers['content-type']) throw notJson(undefined);
-  const em = app.fork();
+  // Forked when first used: the hottest routes (a cached key, the status read) never touch the ORM.
+  let forked: EntityManager | undefined;
+  const em = () => (forked ??= app.fork());
   const ip = clientIp(req, app.config.trustProxy);
   let actor: Actor = { kind: 'anonymous' };
   if (match.route.auth === 'signed') {
@@ -219,10 +222,17 @@ async function rest(app: App, req: IncomingMessage, res: ServerResponse, url: UR
       body: raw,
       clientIp: ip,
     });
-    actor = { kind: 'merchant', ...signed };
+    actor = { kind: 'merchant', merchantId: signed.merchantId, keyId: signed.keyId };
   }
   const body = method === 'GET' ? {} : parseJsonObject(raw);
-  const context: Context = { em, services: app.services, actor, clientIp: ip };
+  const context: Context = {
+    get em() {
+      return em();
+    },
+    services: app.services,
+    actor,
+    clientIp: ip,
+  };
   sendJson(res, 200, await app.rest.run(match, body, context));
 }
 
@@ -303,13 +313,13 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex) {
 }
 
 /**
- * The request target as a URL. Resolved against a base, a path starting with `//` would be read as a
- * host (`///%F1` throws); the path is kept as sent instead, and an unparsable target is a 400.
+ * The request target as a URL, or undefined when it is none (answered 400). Resolved against a base,
+ * a path starting with `//` would be read as a host (`///%F1` throws); the path is kept as sent.
  */
-function requestUrl(target: string): URL {
+function requestUrl(target: string): URL | undefined {
   try {
     return new URL(target.startsWith('/') ? `http://localhost${target}` : target);
   } catch {
-    throw new AppError('validation', 'malformed request target');
+    return undefined;
   }
 }

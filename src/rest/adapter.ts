@@ -111,13 +111,28 @@ export function singleForList(type: GraphQLInputType, value: unknown, path: stri
 
 /** REST bodies omit absent fields rather than sending `null` (GraphQL's spelling of "absent"). */
 export function dropNulls(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(dropNulls);
+  if (Array.isArray(value)) {
+    const out = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = dropNulls(value[i]);
+    return out;
+  }
   if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value)
-        .filter(([, v]) => v !== null && v !== undefined)
-        .map(([k, v]) => [k, dropNulls(v)]),
-    );
+    // Plain loops: this runs over every response body, and entries/filter/map allocate at each level.
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) {
+      const field = (value as Record<string, unknown>)[key];
+      if (field === null || field === undefined) continue;
+      // An opaque JSON value may carry a `__proto__` key: kept as a property, never as the prototype.
+      if (key === '__proto__')
+        Object.defineProperty(out, key, {
+          value: dropNulls(field),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      else out[key] = dropNulls(field);
+    }
+    return out;
   }
   return value;
 }

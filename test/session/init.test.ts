@@ -98,6 +98,31 @@ describe('POST /v1/cashier/status', () => {
     expect(missing.status).toBe(404);
   });
 
+  it('answers many polls at once, of several merchants, each with its own session or 404', async () => {
+    // Polls arriving together share one SELECT: a session is still only its merchant's to read.
+    const mine = await Promise.all([{}, { network: 'eth' }, {}].map((b) => f.call('/v1/cashier/init', b)));
+    const other = await f.t.merchant('Poller');
+    const answers = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => {
+        const init = mine[i % mine.length]!.body;
+        if (i % 4 === 1)
+          return f.t
+            .signed(other, 'POST', '/v1/cashier/status', { session: init.session })
+            .then(async (res) => ({ i, status: res.status, body: await res.json() }));
+        const session = i % 4 === 3 ? 'cs_missing_too' : init.session;
+        return f.call('/v1/cashier/status', { session }).then((res) => ({ i, ...res }));
+      }),
+    );
+    for (const { i, status, body } of answers) {
+      if (i % 4 === 1 || i % 4 === 3) {
+        expect({ i, status, code: body.error?.code }).toEqual({ i, status: 404, code: 'not_found' });
+      } else {
+        expect({ i, status }).toEqual({ i, status: 200 });
+        expect(body).toEqual(mine[i % mine.length]!.body);
+      }
+    }
+  });
+
   it('is 400 validation without a session', async () => {
     const res = await f.call('/v1/cashier/status', {});
     expect(res.status).toBe(400);

@@ -1,5 +1,6 @@
 import { AbiCoder, Interface } from 'ethers';
 import { validation } from '../../errors.ts';
+import { decodeAggregate3Result, encodeAggregate3Calls } from './multicall-codec.ts';
 import { address, type Hex } from './util.ts';
 
 /**
@@ -58,17 +59,15 @@ export interface Call3 {
   callData: string;
 }
 
-/** Calldata of `aggregate3` with every call allowed to fail, so one bad token never sinks the rest. */
+/**
+ * Calldata of `aggregate3` with every call allowed to fail, so one bad token never sinks the rest.
+ * Laid out by hand (multicall-codec.ts): it is on every balance read.
+ */
 export function encodeAggregate3(calls: readonly Call3[]): Hex {
-  const tuples = calls.map((c) => [c.target, true, c.callData]);
-  return MULTICALL3.encodeFunctionData('aggregate3', [tuples]) as Hex;
+  return encodeAggregate3Calls(calls) as Hex;
 }
 
-/** Decodes `aggregate3`'s answer into per-call success and return data. */
+/** Decodes `aggregate3`'s answer into per-call success and return data (multicall-codec.ts). */
 export function decodeAggregate3(data: string): { success: boolean; returnData: string }[] {
-  const [results] = MULTICALL3.decodeFunctionResult('aggregate3', data);
-  return (results as { success: boolean; returnData: string }[]).map((r) => ({
-    success: r.success,
-    returnData: r.returnData,
-  }));
+  return decodeAggregate3Result(data);
 }

@@ -36,9 +36,15 @@ export function prepare(call: ReadCall): { call?: Call3; owner?: string } {
   }
 }
 
-const erc20 = (token: string, fn: 'balanceOf' | 'allowance' | 'decimals', args: string[]): Call3 => ({
+/** The ERC-20 view functions' selectors, checked against the ABI once at load. */
+const SELECTORS = { balanceOf: '70a08231', allowance: 'dd62ed3e', decimals: '313ce567' } as const;
+for (const [fn, selector] of Object.entries(SELECTORS))
+  if (ERC20.getFunction(fn)!.selector !== `0x${selector}`) throw new Error(`selector of ${fn} mismatch`);
+
+/** Calldata of a view function taking only addresses (already checksummed): one word each. */
+const erc20 = (token: string, fn: keyof typeof SELECTORS, args: string[]): Call3 => ({
   target: address(token, 'token'),
-  callData: ERC20.encodeFunctionData(fn, args),
+  callData: `0x${SELECTORS[fn]}${args.map((a) => a.slice(2).toLowerCase().padStart(64, '0')).join('')}`,
 });
 
 export const ethCall = (to: string, data: string, tag: string): RpcCall => ({

@@ -38,12 +38,23 @@ export function nodeAddress(value: unknown, what: string): string {
 /** bigint/number to a minimal JSON-RPC quantity. */
 export const toHex = (value: bigint | number): Hex => `0x${BigInt(value).toString(16)}`;
 
+/** Addresses already checksummed; the same few (tokens, wallets) come back on every read. */
+const checksummed = new Map<string, string>();
+/** Bound on the memo: past it, it starts over (no address is worth keeping for long). */
+const CHECKSUM_MEMO_SIZE = 10_000;
+
 /** Checksummed address, or a `validation` error naming the field. */
 export function address(value: string, field: string): string {
+  const known = typeof value === 'string' ? checksummed.get(value) : undefined;
+  if (known) return known;
   if (typeof value !== 'string' || !isAddress(value) || !value.startsWith('0x')) {
     throw validation(`${field} is not a valid 0x address`);
   }
-  return getAddress(value);
+  // Both checks hash the address (keccak) when it has mixed case or needs a checksum.
+  const result = getAddress(value);
+  if (checksummed.size >= CHECKSUM_MEMO_SIZE) checksummed.clear();
+  checksummed.set(value, result);
+  return result;
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight; results keep the input order. */

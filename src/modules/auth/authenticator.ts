@@ -44,6 +44,9 @@ export interface OperatorIdentity {
   validUntil: Date | null;
 }
 
+/** A header sent once; a repeated one (an array) counts as missing. */
+const singleHeader = (value: string | string[] | undefined) => (Array.isArray(value) ? undefined : value);
+
 const unauthorized = (message: string) => new AppError('unauthorized', message);
 
 /** Verifies signed merchant requests (D1) and operator bearer tokens. */
@@ -77,17 +80,17 @@ export class Authenticator {
 
   /**
    * Checks a request in D1's order: headers, key, skew, signature → 401; nonce reuse → 401 (consumed
-   * only once the signature verifies); allowlist → 403; nonce store down → 503.
+   * only once the signature verifies); allowlist → 403; nonce store down → 503. `em` may be a function
+   * forking one: it is called only when the key has to be read (not cached).
    */
-  async verify(em: EntityManager, req: SignedRequest): Promise<{ merchantId: string; keyId: string }> {
-    const header = (name: string) => {
-      const value = req.headers[name];
-      return Array.isArray(value) ? undefined : value;
-    };
-    const keyId = header('x-api-key');
-    const timestamp = header('x-timestamp');
-    const nonce = header('x-nonce');
-    const signature = header('x-signature');
+  async verify(
+    em: EntityManager | (() => EntityManager),
+    req: SignedRequest,
+  ): Promise<{ merchantId: string; keyId: string }> {
+    const keyId = singleHeader(req.headers['x-api-key']);
+    const timestamp = singleHeader(req.headers['x-timestamp']);
+    const nonce = singleHeader(req.headers['x-nonce']);
+    const signature = singleHeader(req.headers['x-signature']);
     if (!keyId || !timestamp || !nonce || !signature) {
       throw unauthorized(
         'missing signing header: X-Api-Key, X-Timestamp, X-Nonce and X-Signature are required',
@@ -165,13 +168,16 @@ export class Authenticator {
     for (const [id, key] of this.keys) if (key.merchantId === merchantId) this.keys.delete(id);
   }
 
-  private async loadKey(em: EntityManager, keyId: string): Promise<CachedKey | undefined> {
+  private async loadKey(
+    em: EntityManager | (() => EntityManager),
+    keyId: string,
+  ): Promise<CachedKey | undefined> {
     const cached = this.keys.get(keyId);
     if (cached && Date.now() - cached.loadedAt < KEY_CACHE_MS) return cached;
     if (keyId.length > 40) return undefined;
     for (let attempt = 1; ; attempt++) {
       const epoch = this.epoch;
-      const key = await this.readKey(em, keyId);
+      const key = await this.readKey(typeof em === 'function' ? em() : em, keyId);
       const changed = this.epoch !== epoch;
       // Credentials changed while the row was read: what was read may be from before the change.
       if (changed && attempt < MAX_KEY_READS) continue;

@@ -1,11 +1,8 @@
+import { Coalescer } from '../../db/coalesce.ts';
 import { type SqlPool, statement } from '../../db/sql.ts';
 import { unavailable } from '../../errors.ts';
 import { NONCE_WINDOW_SECONDS } from './request-signing.ts';
 
-/** Most nonces one INSERT carries. */
-const MAX_BATCH = 64;
-/** Batches on the wire at once; requests arriving meanwhile queue up and go together in the next. */
-const MAX_IN_FLIGHT = 2;
 /** Rows one prune statement deletes, so that pruning never holds a long lock or hits the timeout. */
 const PRUNE_CHUNK = 10_000;
 
@@ -26,8 +23,6 @@ const pruneChunk = statement(
 interface Claim {
   keyId: string;
   nonce: string;
-  resolve(fresh: boolean): void;
-  reject(error: unknown): void;
 }
 
 /**
@@ -35,47 +30,33 @@ interface Claim {
  * (key id, nonce), so of any number of concurrent requests carrying one nonce exactly one wins, in this
  * process or any other.
  *
- * Under load the inserts are coalesced: while a batch is on the wire, the claims that arrive queue up
- * and go together as the next single `INSERT … SELECT unnest(…) ON CONFLICT DO NOTHING RETURNING`,
- * whose returned rows are exactly the fresh nonces. An idle server sends each claim at once, so this
- * adds no latency; a busy one pays one statement and one commit for many requests. A claim is answered
- * only after its batch committed, and a failed batch answers every claim in it with 503.
+ * Under load the inserts are coalesced (src/db/coalesce.ts): while a batch is on the wire, the claims
+ * that arrive queue up and go together as the next single `INSERT … SELECT unnest(…) ON CONFLICT DO
+ * NOTHING RETURNING`, whose returned rows are exactly the fresh nonces. An idle server sends each claim
+ * at once, so this adds no latency; a busy one pays one statement and one commit for many requests. A
+ * claim is answered only after its batch committed, and a failed batch answers every claim in it with
+ * 503.
  */
 export class NonceStore {
-  private queue: Claim[] = [];
-  private inFlight = 0;
+  private readonly claims: Coalescer<Claim, boolean>;
 
-  constructor(private readonly sql: SqlPool) {}
+  constructor(private readonly sql: SqlPool) {
+    this.claims = new Coalescer((batch) => this.insert(batch));
+  }
 
   /** True when the nonce was fresh (and is now consumed); false when it was used before. */
   consume(keyId: string, nonce: string): Promise<boolean> {
-    return new Promise<boolean>((resolve, reject) => {
-      this.queue.push({ keyId, nonce, resolve, reject });
-      this.pump();
-    });
+    return this.claims.load({ keyId, nonce });
   }
 
-  private pump(): void {
-    while (this.inFlight < MAX_IN_FLIGHT && this.queue.length > 0) {
-      const batch = this.queue.splice(0, MAX_BATCH);
-      this.inFlight++;
-      void this.insert(batch).finally(() => {
-        this.inFlight--;
-        this.pump();
-      });
-    }
-  }
-
-  private async insert(batch: Claim[]): Promise<void> {
+  private async insert(batch: Claim[]): Promise<boolean[]> {
     // The same nonce twice in one batch: the first claim stands for both, the others lose to it.
-    const first = new Map<string, Claim>();
-    const repeats: Claim[] = [];
-    for (const claim of batch) {
-      const id = `${claim.keyId}\n${claim.nonce}`;
-      if (first.has(id)) repeats.push(claim);
-      else first.set(id, claim);
-    }
-    const claims = [...first.values()];
+    const ids = batch.map((claim) => `${claim.keyId}\n${claim.nonce}`);
+    const first = new Map<string, number>();
+    ids.forEach((id, i) => {
+      if (!first.has(id)) first.set(id, i);
+    });
+    const claims = [...first.values()].map((i) => batch[i]!);
     let fresh: Set<string>;
     try {
       const { rows } = await this.sql.query<{ key_id: string; nonce: string }>(consumeMany, [
@@ -84,12 +65,9 @@ export class NonceStore {
       ]);
       fresh = new Set(rows.map((row) => `${row.key_id}\n${row.nonce}`));
     } catch (cause) {
-      const error = unavailable('request nonce could not be verified; retry with a new nonce', cause);
-      for (const claim of batch) claim.reject(error);
-      return;
+      throw unavailable('request nonce could not be verified; retry with a new nonce', cause);
     }
-    for (const [id, claim] of first) claim.resolve(fresh.has(id));
-    for (const claim of repeats) claim.resolve(false);
+    return ids.map((id, i) => first.get(id) === i && fresh.has(id));
   }
 
   /** Deletes nonces older than the replay window, a chunk per statement; returns how many. */

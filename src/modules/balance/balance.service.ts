@@ -1,13 +1,13 @@
-import { getAddress } from 'ethers';
 import type { ChainClients } from '../../chains/clients.ts';
+import { address } from '../../chains/evm/util.ts';
 import type { NetworkConfig, TokenConfig } from '../../chains/networks.ts';
 import type { NetworkRegistry } from '../../chains/registry.ts';
 import { evmToTron, tronToEvm } from '../../chains/tron/address.ts';
 import type { EntityManager } from '../../db/orm.ts';
+import { type SqlPool, statement } from '../../db/sql.ts';
 import { unsupported } from '../../errors.ts';
 import { withTimeout } from '../../lib/timeout.ts';
 import { formatUnits } from '../../money.ts';
-import { SettlementWallet } from '../merchant/merchant.entity.ts';
 
 /**
  * The merchant's settlement wallets' token balances (section 2.6, 4.20, D13): every token of every
@@ -16,6 +16,9 @@ import { SettlementWallet } from '../merchant/merchant.entity.ts';
  * bounded in time: a token whose read fails, or every token of a network whose nodes do not answer,
  * carries `error` instead of `amount` and the rest still answer.
  */
+
+/** Checksummed (memoized: the same wallets and tokens come back on every read). */
+const checksum = (value: string) => address(value, 'address');
 
 /** Longest a network's reads may take before its entries answer with an error. */
 export const NETWORK_READ_TIMEOUT_MS = 5_000;
@@ -33,29 +36,44 @@ export interface BalanceEntry {
   error?: string;
 }
 
+/** The merchant's settlement wallets: one prepared statement, no entity built (a read of every call). */
+const walletsRead = statement(
+  'balance_wallets',
+  'SELECT network, address FROM settlement_wallets WHERE merchant_id = $1',
+);
+
 export class BalanceService {
-  constructor(private readonly deps: { networks: NetworkRegistry; clients: ChainClients }) {}
+  constructor(
+    private readonly deps: {
+      networks: NetworkRegistry;
+      clients: ChainClients;
+      /** The hot path's prepared statements (the wallets read). */
+      sql: SqlPool;
+    },
+  ) {}
 
   async balances(
-    em: EntityManager,
+    _em: EntityManager,
     merchantId: string,
   ): Promise<{ wallet: string; balances: BalanceEntry[] }> {
-    const wallets = await em.find(SettlementWallet, { merchant: merchantId });
-    const byNetwork = new Map(wallets.map((w) => [w.network, w.address]));
+    const { rows } = await this.deps.sql.query<{ network: string; address: string }>(walletsRead, [
+      merchantId,
+    ]);
+    const byNetwork = new Map(rows.map((w) => [w.network, w.address]));
     const networks = this.deps.networks.list().filter((n) => byNetwork.has(n.id));
     if (networks.length === 0) throw unsupported('no settlement wallet is configured for this merchant');
     const firstEvm = networks.find((n) => n.kind === 'evm');
-    const top = firstEvm ? getAddress(byNetwork.get(firstEvm.id)!) : byNetwork.get(networks[0]!.id)!;
+    const top = firstEvm ? checksum(byNetwork.get(firstEvm.id)!) : byNetwork.get(networks[0]!.id)!;
     const perNetwork = await Promise.all(networks.map((n) => this.read(n, byNetwork.get(n.id)!)));
     return { wallet: top, balances: perNetwork.flat() };
   }
 
   private async read(network: NetworkConfig, wallet: string): Promise<BalanceEntry[]> {
-    const shown = network.kind === 'tron' ? wallet : getAddress(wallet);
+    const shown = network.kind === 'tron' ? wallet : checksum(wallet);
     const entry = (token: TokenConfig): BalanceEntry => ({
       network: network.id,
       token: token.symbol,
-      address: network.kind === 'tron' ? evmToTron(token.address) : getAddress(token.address),
+      address: network.kind === 'tron' ? evmToTron(token.address) : checksum(token.address),
       decimals: token.decimals,
       wallet: shown,
     });

@@ -160,7 +160,8 @@ builder.queryFields((t) => ({
     args: { merchantId: t.arg.id(MERCHANT_ARG), input: t.arg({ type: StatusInput, required: true }) },
     resolve: (_, { merchantId, input }, ctx) =>
       ctx.services.sessions.status(
-        ctx.em,
+        // Forked only if the step needs the database (the network picker): polls mostly do not.
+        () => ctx.em,
         merchantScope(ctx, merchantId && String(merchantId)),
         input.session,
       ),

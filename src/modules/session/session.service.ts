@@ -3,7 +3,7 @@ import type { Config } from '../../config.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { findPage, setFilters } from '../../db/pagination.ts';
 import { publish } from '../../db/pubsub.ts';
-import { type SqlPool, statement } from '../../db/sql.ts';
+import type { SqlPool } from '../../db/sql.ts';
 import { AppError, notFound, unavailable, validation } from '../../errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { parseUnits } from '../../money.ts';
@@ -16,6 +16,7 @@ import { recordHistory, type SessionBy } from './session.history.ts';
 import { normaliseLanguage } from './session.i18n.ts';
 import { startStep } from './session.machine.ts';
 import type { InitRequest, StepRequest } from './session.schemas.ts';
+import { SessionStatusReads } from './session.status.ts';
 import { planAction, type StepDeps } from './session.steps.ts';
 import { type SessionSnapshot, sessionChanged, transitionSessions } from './session.transition.ts';
 import {
@@ -28,28 +29,6 @@ import {
 
 /** D5: `order_ref` = keccak256 of the UTF-8 bytes of the session id. */
 export const orderRefOf = (sessionId: string): string => keccak256(toUtf8Bytes(sessionId));
-
-/** The status read (every poll of every open session): only what rendering needs, by primary key. */
-const statusRead = statement(
-  'session_status',
-  `SELECT id, step, language, network, token, amount, wallet, deadline, order_ref, payee, view
-     FROM sessions WHERE id = $1 AND merchant_id = $2`,
-);
-
-interface StatusRow extends Record<string, unknown> {
-  id: string;
-  step: SessionState['step'];
-  language: string;
-  network: string | null;
-  token: string | null;
-  amount: string | null;
-  wallet: string | null;
-  /** int8 arrives as a string. */
-  deadline: string | null;
-  order_ref: string;
-  payee: string | null;
-  view: SessionView | null;
-}
 
 /** Filter of the operators' `sessions` query. */
 export interface SessionFilter {
@@ -78,7 +57,11 @@ export class SessionService implements StepDeps {
       sql: SqlPool;
       now?: () => Date;
     },
-  ) {}
+  ) {
+    this.statusReads = new SessionStatusReads(deps.sql);
+  }
+
+  private readonly statusReads: SessionStatusReads;
 
   get chains(): SessionChains {
     return this.deps.chains;
@@ -179,26 +162,16 @@ export class SessionService implements StepDeps {
   }
 
   /**
-   * Read-only status (section 4.5): the hottest call of the API, polled for every open session. One
-   * prepared primary-key SELECT of the rendered columns; no entity is built, nothing is written.
+   * Read-only status (section 4.5): the hottest call of the API, polled for every open session. The
+   * polls arriving together share one prepared SELECT (session.status.ts); nothing is written.
    */
-  async status(em: EntityManager, merchantId: string, id: string): Promise<StepResponse> {
-    const { rows } = await this.deps.sql.query<StatusRow>(statusRead, [id, merchantId]);
-    const row = rows[0];
-    if (!row) throw notFound('session');
-    const state: SessionState = {
-      id: row.id,
-      step: row.step,
-      language: row.language,
-      network: row.network,
-      token: row.token,
-      amount: row.amount,
-      wallet: row.wallet,
-      deadline: row.deadline === null ? null : Number(row.deadline),
-      orderRef: row.order_ref,
-      payee: row.payee,
-      view: row.view,
-    };
+  async status(
+    em: EntityManager | (() => EntityManager),
+    merchantId: string,
+    id: string,
+  ): Promise<StepResponse> {
+    const state = await this.statusReads.read(id, merchantId);
+    if (!state) throw notFound('session');
     return this.render(em, merchantId, state);
   }
 
@@ -254,9 +227,15 @@ export class SessionService implements StepDeps {
   }
 
   /** The StepResponse of a session, from the database alone (the chain values its step shows were stored). */
-  async render(em: EntityManager, merchantId: string, session: SessionState): Promise<StepResponse> {
+  /** `em` may be a function forking one: only the network picker reads the database. */
+  async render(
+    em: EntityManager | (() => EntityManager),
+    merchantId: string,
+    session: SessionState,
+  ): Promise<StepResponse> {
     const inputs: ViewInputs = {};
-    if (session.step === 'network_select') inputs.networks = await this.offeredNetworks(em, merchantId);
+    if (session.step === 'network_select')
+      inputs.networks = await this.offeredNetworks(typeof em === 'function' ? em() : em, merchantId);
     if (session.network) {
       const network = this.deps.chains.network(session.network);
       inputs.network = network;
