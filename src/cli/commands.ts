@@ -2,7 +2,6 @@ import { hostname, userInfo } from 'node:os';
 import type { ParseArgsOptionsConfig } from 'node:util';
 import { ConfigError } from '../config.ts';
 import type { EntityManager } from '../db/orm.ts';
-import { tokenActive } from '../modules/auth/operator.service.ts';
 import type { Payout, PayoutStatus } from '../modules/payout/payout.entity.ts';
 import type { CliApp, CliServiceName } from './context.ts';
 
@@ -209,8 +208,10 @@ export const COMMANDS: readonly (Command | StandaloneCommand)[] = [
     synopsis: '',
     note: 'every operator token: name, scopes, created, last used, expiry, revoked',
     options: {},
-    run: async ({ app, em }) =>
-      (await app.services.operators.list(em)).map((o) => ({
+    run: async ({ app, em }) => {
+      // Loaded here, not at the top: `help` and `--help` load no ORM entity.
+      const { tokenActive } = await import('../modules/auth/operator.service.ts');
+      return (await app.services.operators.list(em)).map((o) => ({
         id: o.id,
         name: o.name,
         scopes: o.scopes,
@@ -219,7 +220,8 @@ export const COMMANDS: readonly (Command | StandaloneCommand)[] = [
         lastUsedAt: o.lastUsedAt,
         expiresAt: o.expiresAt,
         revokedAt: o.revokedAt,
-      })),
+      }));
+    },
   }),
   command({
     name: 'operator:revoke',
