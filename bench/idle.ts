@@ -6,7 +6,7 @@
  * (DATABASE_URL and NETWORKS_FILE: nothing embedded) following the same three chains at the default
  * poll interval, as a second process (its networks under ids of their own, so it leads them itself).
  * Targets: embedded ≤ 3 % of a core; production ≤ 1 % of a core per followed network.
- *   npx tsx bench/idle.ts [--settle 15] [--window 60]
+ *   npx tsx bench/idle.ts [--settle 15] [--window 60] [--profile DIR]
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -36,7 +36,7 @@ function productionNetworks(dir: string): { file: string; count: number } {
 export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
   const { values } = parseArgs({
     args: argv,
-    options: { settle: { type: 'string' }, window: { type: 'string' } },
+    options: { settle: { type: 'string' }, window: { type: 'string' }, profile: { type: 'string' } },
   });
   const settleS = Number(values.settle ?? 15);
   const windowS = Number(values.window ?? 60);
@@ -82,7 +82,13 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
         NETWORKS_FILE: networks.file,
         SECRETS_KEY: readFileSync(path.join(dir, 'secrets.key'), 'utf8').trim(),
       },
-      { ready: '"listening"' },
+      {
+        ready: '"listening"',
+        // `--profile DIR`: a CPU profile of the production-mode process (written when it stops).
+        ...(values.profile
+          ? { nodeArgs: ['--cpu-prof', '--cpu-prof-dir', path.resolve(values.profile)] }
+          : {}),
+      },
     );
     await sleep(settleS * 1000);
     const prod = await measure(production.pid);
