@@ -181,16 +181,17 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
     const longestPause = Math.max(0, ...gc.map((e) => e.pauseMs));
     const longestMajor = Math.max(0, ...major.map((e) => e.pauseMs));
     const loadMs = loadEnd - start;
-    const p99Of = (from: number, to: number) =>
-      percentile(
-        samples
-          .filter((s) => s.at >= from && s.at < to && s.status < 500 && !overlapsForced(s))
-          .map((s) => s.ms)
-          .sort((a, b) => a - b),
-        0.99,
-      );
+    /** p99 of the requests that ended in [from, to); NaN when none did (the row is then not met). */
+    const p99Of = (from: number, to: number) => {
+      const ms = samples
+        .filter((s) => s.at >= from && s.at < to && s.status < 500 && !overlapsForced(s))
+        .map((s) => s.ms)
+        .sort((a, b) => a - b);
+      return ms.length ? percentile(ms, 0.99) : Number.NaN;
+    };
     // The first tenth warms the code up (compiles, caches): the baseline is the second.
-    const firstP99 = p99Of(loadMs / 10, (loadMs * 2) / 10) || p99Of(0, (loadMs * 2) / 10);
+    const second = p99Of(loadMs / 10, (loadMs * 2) / 10);
+    const firstP99 = Number.isNaN(second) ? p99Of(0, (loadMs * 2) / 10) : second;
     const lastP99 = p99Of((loadMs * 9) / 10, loadMs);
     const errors = samples.filter((s) => s.status >= 500).length;
 
