@@ -6,16 +6,17 @@
  * (DATABASE_URL and NETWORKS_FILE: nothing embedded) following the same three chains at the default
  * poll interval, as a second process (its networks under ids of their own, so it leads them itself).
  * Targets: embedded ≤ 3 % of a core; production ≤ 1 % of a core per followed network.
- *   npx tsx bench/idle.ts [--settle 15] [--window 60]
+ *   npx tsx bench/idle.ts [--settle 15] [--window 60] [--profile DIR] [--reuse]
+ * `--reuse` keeps the stack's DATA_DIR between runs (smoke runs: a warm start).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { embeddedUrl, freePort } from '../src/db/embedded-postgres.ts';
 import { type Figure, figure, runIfMain } from './report.ts';
-import { cpuSeconds, dbCounters, fixtureCpu, startService, writesPerMinute } from './stack.ts';
+import { cpuSeconds, dbCounters, fixtureCpu, stackDir, startService, writesPerMinute } from './stack.ts';
 
 const pct = (cpu: number, seconds: number) => (cpu / seconds) * 100;
 
@@ -36,11 +37,16 @@ function productionNetworks(dir: string): { file: string; count: number } {
 export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
   const { values } = parseArgs({
     args: argv,
-    options: { settle: { type: 'string' }, window: { type: 'string' } },
+    options: {
+      settle: { type: 'string' },
+      window: { type: 'string' },
+      profile: { type: 'string' },
+      reuse: { type: 'boolean' },
+    },
   });
   const settleS = Number(values.settle ?? 15);
   const windowS = Number(values.window ?? 60);
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-idle-'));
+  const { dir, done } = stackDir(values.reuse ?? false, 'bench-idle-');
   const pgPort = await freePort();
   const databaseUrl = embeddedUrl(pgPort, 'gateway');
   const base = { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir };
@@ -82,7 +88,13 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
         NETWORKS_FILE: networks.file,
         SECRETS_KEY: readFileSync(path.join(dir, 'secrets.key'), 'utf8').trim(),
       },
-      { ready: '"listening"' },
+      {
+        ready: '"listening"',
+        // `--profile DIR`: a CPU profile of the production-mode process (written when it stops).
+        ...(values.profile
+          ? { nodeArgs: ['--cpu-prof', '--cpu-prof-dir', path.resolve(values.profile)] }
+          : {}),
+      },
     );
     await sleep(settleS * 1000);
     const prod = await measure(production.pid);
@@ -124,7 +136,7 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
   } finally {
     await production?.stop();
     await embedded.stop();
-    rmSync(dir, { recursive: true, force: true });
+    done();
   }
 }
 

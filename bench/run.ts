@@ -29,8 +29,8 @@ const BENCHES: Record<string, string[]> = {
   hosted: ['--sessions', '10', '--loads', '2'],
   cli: ['--runs', '2'],
   startup: [],
-  idle: ['--settle', '1', '--window', '2'],
-  soak: ['--minutes', '0.1', '--idle-minutes', '0.03', '--rate', '10'],
+  idle: ['--settle', '1', '--window', '2', '--reuse'],
+  soak: ['--minutes', '0.08', '--idle-minutes', '0.02', '--rate', '10', '--samples', '3', '--reuse'],
 };
 
 /** A bench still running after this long is reported as failed and the run goes on without it. */

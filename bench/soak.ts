@@ -6,9 +6,8 @@
  * lands; from the requests: 5xx and p99 in the second and last tenth of the load (the first warms
  * the code up; latency must not grow with uptime). A smoke run's figures say nothing: too short. Targets: heap slope ≤ 1 MB/min, longest pause ≤ 100 ms, last/first p99 ≤ 1.5,
  * no 5xx.
- *   npx tsx bench/soak.ts [--minutes 10] [--idle-minutes 3] [--rate 30]
+ *   npx tsx bench/soak.ts [--minutes 10] [--idle-minutes 3] [--rate 30] [--samples 10] [--reuse]
  */
-import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -17,7 +16,7 @@ import WebSocket from 'ws';
 import { freePort } from '../src/db/embedded-postgres.ts';
 import { signedHeaders } from '../src/modules/auth/request-signing.ts';
 import { type Figure, figure, runIfMain } from './report.ts';
-import { rssMb, startService } from './stack.ts';
+import { rssMb, stackDir, startService } from './stack.ts';
 import { percentile } from './support.ts';
 
 /** One line of `--trace-gc`: when (ms since start), what kind, heap after (MB) and the pause (ms). */
@@ -93,12 +92,19 @@ function slope(points: [number, number][]): number {
 export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
   const { values } = parseArgs({
     args: argv,
-    options: { minutes: { type: 'string' }, 'idle-minutes': { type: 'string' }, rate: { type: 'string' } },
+    options: {
+      minutes: { type: 'string' },
+      'idle-minutes': { type: 'string' },
+      rate: { type: 'string' },
+      samples: { type: 'string' },
+      reuse: { type: 'boolean' },
+    },
   });
   const loadS = Number(values.minutes ?? 10) * 60;
   const idleS = Number(values['idle-minutes'] ?? 3) * 60;
   const rate = Number(values.rate ?? 30);
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-soak-'));
+  const heapSamples = Number(values.samples ?? 10);
+  const { dir, done } = stackDir(values.reuse ?? false, 'bench-soak-');
   const service = await startService(
     { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir, EMBEDDED_PG_PORT: String(await freePort()) },
     { nodeArgs: ['--trace-gc', '--inspect=127.0.0.1:0'] },
@@ -130,13 +136,13 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
     const gcBefore = parseGcTrace(service.stdout()).length;
     const totalS = loadS + idleS;
     const start = performance.now();
-    // The live heap, ten times over the run (each a forced full collection, left out of the pauses).
+    // The live heap, `--samples` times over the run (each a forced full collection, left out of the pauses).
     const heap: [number, number][] = [];
     /** When the forced collections ran: requests in flight then are left out of the latency. */
     const forcedAt: [number, number][] = [];
     const sampling = (async () => {
-      for (let k = 1; k <= 10; k++) {
-        const due = start + (totalS * 1000 * k) / 10;
+      for (let k = 1; k <= heapSamples; k++) {
+        const due = start + (totalS * 1000 * k) / heapSamples;
         await sleep(Math.max(0, due - performance.now()));
         const t0 = performance.now() - start;
         heap.push([t0 / 60_000, await inspector.liveHeapMb()]);
@@ -175,16 +181,17 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
     const longestPause = Math.max(0, ...gc.map((e) => e.pauseMs));
     const longestMajor = Math.max(0, ...major.map((e) => e.pauseMs));
     const loadMs = loadEnd - start;
-    const p99Of = (from: number, to: number) =>
-      percentile(
-        samples
-          .filter((s) => s.at >= from && s.at < to && s.status < 500 && !overlapsForced(s))
-          .map((s) => s.ms)
-          .sort((a, b) => a - b),
-        0.99,
-      );
+    /** p99 of the requests that ended in [from, to); NaN when none did (the row is then not met). */
+    const p99Of = (from: number, to: number) => {
+      const ms = samples
+        .filter((s) => s.at >= from && s.at < to && s.status < 500 && !overlapsForced(s))
+        .map((s) => s.ms)
+        .sort((a, b) => a - b);
+      return ms.length ? percentile(ms, 0.99) : Number.NaN;
+    };
     // The first tenth warms the code up (compiles, caches): the baseline is the second.
-    const firstP99 = p99Of(loadMs / 10, (loadMs * 2) / 10) || p99Of(0, (loadMs * 2) / 10);
+    const second = p99Of(loadMs / 10, (loadMs * 2) / 10);
+    const firstP99 = Number.isNaN(second) ? p99Of(0, (loadMs * 2) / 10) : second;
     const lastP99 = p99Of((loadMs * 9) / 10, loadMs);
     const errors = samples.filter((s) => s.status >= 500).length;
 
@@ -216,7 +223,7 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
   } finally {
     inspector.close();
     await service.stop();
-    rmSync(dir, { recursive: true, force: true });
+    done();
   }
 }
 

@@ -5,7 +5,9 @@
  * and pg_stat_database rather than from inside the process, so the measurement costs it nothing.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { ROOT } from './support.ts';
@@ -40,6 +42,20 @@ export interface DevstackFile {
 }
 
 const GIVE_UP_MS = 180_000;
+
+/**
+ * The DATA_DIR of a bench's embedded stack: a fresh one (removed by `done`), or with `reuse` (smoke
+ * runs) one kept between runs of this checkout, so only the first run pays for creating the
+ * database and deploying the contracts (a warm start is seconds, a fresh one tens of seconds).
+ */
+export function stackDir(reuse: boolean, prefix: string): { dir: string; done(): void } {
+  if (!reuse) {
+    const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+    return { dir, done: () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const checkout = createHash('sha256').update(ROOT).digest('hex').slice(0, 8);
+  return { dir: path.join(os.tmpdir(), `cryptopay-bench-stack-${checkout}`), done: () => {} };
+}
 
 /**
  * Starts `node [nodeArgs] --import tsx src/main.ts` (the `npm start` program) with `env`, and resolves
