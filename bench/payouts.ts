@@ -32,6 +32,8 @@ import { payoutStack, ROOT } from './support.ts';
 
 /** The bench fails when no payout settles for this long, naming the unsettled ones. */
 const STALL_MS = 60_000;
+/** Authorizations in flight at once: the service's database pool (src/db/orm.ts). */
+const AUTHORIZE_LANES = 10;
 /** How often completion is looked at, for the floor and the payouts alike. */
 const POLL_MS = 50;
 
@@ -160,13 +162,17 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
     // 2. The payouts, one worker SIGKILLed as the first relay transaction is stored.
     const fromBlock = await provider.getBlockNumber();
     const t1 = performance.now();
+    // All at once, as API requests would come; like the API, at most a pool's worth in the database at
+    // a time (more would only queue for a connection, and under load time out waiting for one).
+    const queue = [...orders];
     await Promise.all(
-      orders.map((o) =>
-        authorizePayout(app.services.payouts, app.fork(), merchant.id, {
-          payout: o.id,
-          signature: o.signature,
-        }),
-      ),
+      Array.from({ length: AUTHORIZE_LANES }, async () => {
+        for (let o = queue.shift(); o; o = queue.shift())
+          await authorizePayout(app.services.payouts, app.fork(), merchant.id, {
+            payout: o.id,
+            signature: o.signature,
+          });
+      }),
     );
     let killed: string | undefined = values['no-kill'] ? 'none' : undefined;
     let settled = 0;
