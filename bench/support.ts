@@ -91,13 +91,17 @@ async function richWallet(provider: JsonRpcProvider): Promise<Wallet> {
 
 /**
  * The payout benches' stack: an embedded PostgreSQL with a migrated `bench` database, a fresh anvil
- * mining a block every second with the routers and test tokens deployed, a payout wallet (`payer`)
+ * mining a block every second (once the set-up is mined) with the routers and test tokens deployed, a payout wallet (`payer`)
  * holding USDT with `router` approved, a funded relayer, and the network file of it (depth 1).
  */
 export async function payoutStack(name: string, router: 'payoutRouter' | 'batchPayoutRouter') {
   const dir = mkdtempSync(path.join(os.tmpdir(), `bench-${name}-`));
-  const db = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), persistent: false });
-  const anvil = await startAnvil({ chainId: 31337, blockTime: 1 });
+  // Set-up transactions are mined as they come (automine); the 1 s blocks start once it is done, so
+  // the set-up does not wait a block for each of its dozen transactions.
+  const [db, anvil] = await Promise.all([
+    startEmbeddedPostgres({ dir: path.join(dir, 'pg'), persistent: false }),
+    startAnvil({ chainId: 31337 }),
+  ]);
   const provider = new JsonRpcProvider(anvil.rpcUrl, 31337, { staticNetwork: true, cacheTimeout: -1 });
   const stop = async () => {
     provider.destroy();
@@ -106,6 +110,12 @@ export async function payoutStack(name: string, router: 'payoutRouter' | 'batchP
     rmSync(dir, { recursive: true, force: true });
   };
   try {
+    // The database is created and migrated while the chain is set up.
+    const database = db.createDatabase('bench').then(async (url) => {
+      await migrate(url);
+      return url;
+    });
+    database.catch(() => {});
     const rich = () => richWallet(provider);
     const deployer = await rich();
     const contracts = await deployDevContracts(deployer, {
@@ -121,8 +131,8 @@ export async function payoutStack(name: string, router: 'payoutRouter' | 'batchP
     await (
       await contractAt('TestToken', usdt, payer).getFunction('approve')(contracts[router], MaxUint256)
     ).wait();
-    const url = await db.createDatabase('bench');
-    await migrate(url);
+    const url = await database;
+    await provider.send('evm_setIntervalMining', [1]);
     const networks = networkFileSchema.parse({
       networks: [
         {

@@ -1,23 +1,18 @@
-import { LockMode } from '@mikro-orm/core';
-import { keccak256, type Wallet } from 'ethers';
+import type { Wallet } from 'ethers';
 import type { EvmClient } from '../chains/evm/index.ts';
 import { isRevert, RpcError } from '../chains/evm/rpc/errors.ts';
 import type { NetworkConfig } from '../chains/networks.ts';
 import { isAppError, unavailable } from '../errors.ts';
 import { faultPoint } from '../lib/fault.ts';
-import { abandon, deadlineReason, markDone, recordSent, retryLater } from './outcomes.ts';
-import { RelayRequest, RelayTransaction } from './relay.entity.ts';
+import { recordSent } from './outcomes.ts';
+import type { RelayTransaction } from './relay.entity.ts';
 import type { Relayer } from './relayer.ts';
 
 /**
- * Sending one relay request on an EVM network (the `relay_request` job; any worker process):
- *
- * 1. Outside any transaction: is the call still wanted (`check`), does it simulate, can the wallet pay
- *    for it, what do fees cost now. A revert goes to the handler (retry later, or abandon).
- * 2. One short transaction under the relayer wallet's row lock: take the next nonce, sign locally,
- *    store the signed bytes, bump the counter.
- * 3. Broadcast those bytes. A crash before or after this step is resumed by broadcasting the same
- *    stored bytes again (this job on retry, or the watcher), never by signing anew.
+ * The pieces of sending relay transactions on an EVM network: fees of now, simulation, local signing,
+ * broadcasting stored bytes. The `relay_request` job itself (pipelined: many requests of a wallet
+ * checked, signed in nonce order and broadcast at once) is evm-pipeline.ts; the watcher evm-watch.ts.
+ * A crash after signing is resumed by broadcasting the same stored bytes again, never by signing anew.
  */
 
 /** Added to the gas estimate: the state may move between simulation and inclusion. */
@@ -74,6 +69,28 @@ export async function simulate(
   }
 }
 
+/** What {@link simulate} answers. */
+export type Simulation = { ok: true; gas: bigint } | { ok: false; data: string | null; message: string };
+
+/** {@link simulate} of many calls at the head in one JSON-RPC batch, in their order. */
+export async function simulateMany(
+  client: EvmClient,
+  calls: readonly { from: string; to: string; data: string }[],
+): Promise<Simulation[]> {
+  if (calls.length === 0) return [];
+  const answers = await client.transport.batch(
+    calls.map((c) => ({ method: 'eth_estimateGas', params: [c] })),
+  );
+  return answers.map((a) => {
+    if (a.ok) return { ok: true, gas: BigInt(a.result as string) };
+    if (!isRevert(a.error))
+      throw unavailable(`network ${client.networkId}: simulation failed: ${a.error.message}`, a.error);
+    const data =
+      typeof a.error.data === 'string' && /^0x[0-9a-fA-F]*$/.test(a.error.data) ? a.error.data : null;
+    return { ok: false, data, message: a.error.message };
+  });
+}
+
 /** The signed transaction of `request` at `nonce` with `fees` (local signing: no I/O). */
 export async function signCall(
   wallet: Wallet,
@@ -96,92 +113,8 @@ export async function signCall(
   });
 }
 
-/** The `relay_request` job on an EVM network. */
-export async function sendEvm(relayer: Relayer, network: NetworkConfig, id: number): Promise<void> {
-  const wallet = relayer.wallet(network);
-  if (!wallet) throw new Error(`network ${network.id} has no relayerPrivateKey: nothing can relay there`);
-  const client = relayer.deps.clients.evm(network);
-  const em = relayer.deps.fork();
-  const request = await em.findOne(RelayRequest, { id });
-  if (!request || request.status === 'done' || request.status === 'mined') return;
-  if (request.nonce !== null && request.nonce !== undefined) {
-    // Already signed: broadcast what is stored (a retried job after a crash), nothing new.
-    const stored = await em.findOne(
-      RelayTransaction,
-      { request: id, status: { $in: ['signed', 'sent'] } },
-      { orderBy: { id: 'desc' } },
-    );
-    if (stored) await broadcastStored(relayer, network, client, stored);
-    return;
-  }
-  if (request.status === 'abandoned') return;
-  const handler = relayer.handler(request.kind);
-  if ((await handler.check(request)) === 'done') return markDone(relayer, id);
-  if (request.deadline && Date.now() / 1000 > request.deadline)
-    return abandon(relayer, id, deadlineReason(request.lastError));
-  const call = { from: wallet.address, to: request.to, data: request.data };
-  const sim = await simulate(client, call);
-  if (!sim.ok) {
-    const decision = await handler.onRevert(request, { data: sim.data, message: sim.message, mined: false });
-    return decision.action === 'abandon'
-      ? abandon(relayer, id, decision.reason)
-      : retryLater(relayer, id, decision.reason);
-  }
-  const fees = await currentFees(client);
-  const gasLimit = (sim.gas * (100n + GAS_MARGIN_PERCENT)) / 100n;
-  const balance = await client.getNativeBalance(wallet.address);
-  if (balance < gasLimit * fees.maxFee) {
-    await relayer.outOfGas(
-      network,
-      wallet.address,
-      `needs ${gasLimit * fees.maxFee} wei for gas, holds ${balance}`,
-    );
-    return retryLater(relayer, id, 'relayer wallet out of gas');
-  }
-  await relayer.gasRestored(network, wallet.address);
-  const chainNonce = Number(
-    BigInt(await client.transport.request<string>('eth_getTransactionCount', [wallet.address, 'pending'])),
-  );
-
-  const stored = await em.fork().transactional(async (tx) => {
-    await tx.execute(
-      `insert into relayer_wallets (network, address, next_nonce, updated_at) values (?, ?, ?, now())
-       on conflict (network, address) do nothing`,
-      [network.id, wallet.address, chainNonce],
-    );
-    const [row] = await tx.execute<{ next_nonce: string }[]>(
-      'select next_nonce from relayer_wallets where network = ? and address = ? for update',
-      [network.id, wallet.address],
-    );
-    const fresh = await tx.findOne(RelayRequest, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-    if (!fresh || fresh.nonce != null || fresh.status !== 'queued') return null;
-    // Transactions sent from the wallet outside the service move the chain's count past ours.
-    const nonce = Math.max(Number(row!.next_nonce), chainNonce);
-    const raw = await signCall(wallet, network, request, nonce, gasLimit, fees);
-    const saved = tx.create(RelayTransaction, {
-      request: fresh,
-      network: network.id,
-      wallet: wallet.address,
-      nonce,
-      kind: 'call',
-      hash: keccak256(raw).toLowerCase(),
-      raw,
-      gasLimit: gasLimit.toString(),
-      maxFee: fees.maxFee.toString(),
-      priorityFee: fees.priorityFee?.toString() ?? null,
-      status: 'signed',
-    });
-    fresh.nonce = nonce;
-    await tx.flush();
-    await tx.execute(
-      'update relayer_wallets set next_nonce = ?, updated_at = now() where network = ? and address = ?',
-      [nonce + 1, network.id, wallet.address],
-    );
-    return saved;
-  });
-  faultPoint('relay:after-sign');
-  if (stored) await broadcastStored(relayer, network, client, stored);
-}
+/** The `relay_request` job on an EVM network: pipelined per relayer wallet (evm-pipeline.ts). */
+export { sendEvm } from './evm-pipeline.ts';
 
 /**
  * Broadcasts stored bytes. A refusal is not an error of the job: out of gas is an episode (the
@@ -189,6 +122,19 @@ export async function sendEvm(relayer: Relayer, network: NetworkConfig, id: numb
  * else (underpriced) is replaced by the watcher.
  */
 export async function broadcastStored(
+  relayer: Relayer,
+  network: NetworkConfig,
+  client: EvmClient,
+  stored: RelayTransaction,
+): Promise<boolean> {
+  if (!(await broadcastOnly(relayer, network, client, stored))) return false;
+  faultPoint('relay:after-broadcast');
+  await recordSent(relayer, requestIdOf(stored), stored.id, stored.hash);
+  return true;
+}
+
+/** {@link broadcastStored} without recording the send (the caller records many at once); true if the node took it. */
+export async function broadcastOnly(
   relayer: Relayer,
   network: NetworkConfig,
   client: EvmClient,
@@ -208,8 +154,6 @@ export async function broadcastStored(
       ]);
     return false;
   }
-  faultPoint('relay:after-broadcast');
-  await recordSent(relayer, requestIdOf(stored), stored.id, stored.hash);
   return true;
 }
 

@@ -1,8 +1,11 @@
+import { LockMode } from '@mikro-orm/core';
 import { keccak256 } from 'ethers';
 import type { EvmClient } from '../chains/evm/index.ts';
 import type { NetworkConfig } from '../chains/networks.ts';
+import { faultPoint } from '../lib/fault.ts';
+import { broadcastInOrder } from './evm-pipeline.ts';
 import { broadcastStored, currentFees, type Fees, signCall, simulate } from './evm-send.ts';
-import { abandon, markDone } from './outcomes.ts';
+import { abandon, markDone, markDoneMany, recordSentMany } from './outcomes.ts';
 import { RelayRequest, RelayTransaction } from './relay.entity.ts';
 import { type Relayer, tuningOf } from './relayer.ts';
 
@@ -14,7 +17,7 @@ import { type Relayer, tuningOf } from './relayer.ts';
  */
 
 /** A stored but never broadcast transaction older than this is broadcast by the watcher (a crash). */
-const ORPHAN_MS = 3_000;
+const ORPHAN_MS = 1_500;
 /** Requests looked at per tick. */
 const LIMIT = 500;
 
@@ -63,13 +66,53 @@ export async function watchEvm(relayer: Relayer, network: NetworkConfig, final?:
   const tuning = tuningOf(network);
   const finalBlock = final ?? (await finalizedBlock(client, network));
 
+  const txsOf = new Map<number, RelayTransaction[]>();
+  for (const t of txs) {
+    const list = txsOf.get(Number(t.request.id)) ?? [];
+    list.push(t);
+    txsOf.set(Number(t.request.id), list);
+  }
+  // The common outcome, a call of ours mined and succeeded, is recorded for all requests at once; the
+  // rare ones (reverted, fillers, abandoned, taken nonces, stuck) one request at a time below.
+  const succeeded: MinedCall[] = [];
+  const rest: RelayRequest[] = [];
   for (const request of requests) {
-    const mine = txs.filter((t) => Number(t.request.id) === request.id);
+    const tx = (txsOf.get(request.id) ?? []).find((t) => receipts.has(t.hash));
+    const receipt = tx && receipts.get(tx.hash);
+    if (tx && receipt?.success && tx.kind === 'call' && request.status !== 'abandoned')
+      succeeded.push({ request, tx, receipt });
+    else rest.push(request);
+  }
+  try {
+    await succeededMany(relayer, succeeded, finalBlock);
+  } catch (error) {
+    relayer.deps.logger.warn('relay watch failed for mined relays; next tick retries', {
+      requests: succeeded.length,
+      error: (error as Error).message,
+    });
+  }
+  const known = await knownToNode(client, rest, txsOf, tuning);
+  // Whether orphans' calls are still wanted, asked for all of them at once.
+  const orphaned = rest.filter((r) => {
+    const last = (txsOf.get(r.id) ?? []).at(-1);
+    return (
+      last?.status === 'signed' &&
+      last.kind === 'call' &&
+      r.status !== 'abandoned' &&
+      r.status !== 'mined' &&
+      Date.now() - last.createdAt.getTime() >= ORPHAN_MS
+    );
+  });
+  const answers = orphaned.length > 0 ? await relayer.checkMany(orphaned) : [];
+  const wanted = new Map(orphaned.map((r, i) => [r.id, answers[i]!]));
+  const orphans: RelayTransaction[] = [];
+  for (const request of rest) {
+    const mine = txsOf.get(request.id) ?? [];
     const mined = mine.map((t) => ({ t, r: receipts.get(t.hash) })).find((x) => x.r);
     try {
       if (mined) await onMined(relayer, network, client, request, mined.t, mined.r!, finalBlock);
       else if (chainNonce > Number(request.nonce)) await nonceTaken(relayer, client, request, mine);
-      else await keepGoing(relayer, network, client, request, mine, tuning);
+      else await keepGoing(relayer, network, client, request, mine, tuning, { known, wanted, orphans });
     } catch (error) {
       relayer.deps.logger.warn('relay watch failed for a request; next tick retries', {
         request: request.id,
@@ -77,24 +120,124 @@ export async function watchEvm(relayer: Relayer, network: NetworkConfig, final?:
       });
     }
   }
+  // Stored and never broadcast (their sender crashed): the same bytes, in nonce order, at once.
+  if (orphans.length > 0) {
+    const took = await broadcastInOrder(relayer, network, client, orphans);
+    faultPoint('relay:after-broadcast');
+    await recordSentMany(
+      relayer,
+      took.map((t) => ({ id: Number(t.request.id), txId: Number(t.id), hash: t.hash })),
+    );
+  }
+}
+
+interface MinedCall {
+  request: RelayRequest;
+  tx: RelayTransaction;
+  receipt: Receipt;
+}
+
+/**
+ * Calls of ours mined and succeeded: those not recorded yet are recorded mined in one transaction (the
+ * other transactions of their nonces replaced, the handlers told of a hash that changed), and those
+ * whose block is final by the service's rule are done once their handler needs nothing more.
+ */
+async function succeededMany(relayer: Relayer, mined: MinedCall[], final: number): Promise<void> {
+  const fresh = mined.filter((m) => m.request.status !== 'mined' || m.request.txHash !== m.tx.hash);
+  if (fresh.length > 0) {
+    await relayer.deps.fork().transactional(async (em) => {
+      const txIds = fresh.map((m) => m.tx.id);
+      for (const block of new Set(fresh.map((m) => m.receipt.blockNumber)))
+        await em.nativeUpdate(
+          RelayTransaction,
+          { id: { $in: fresh.filter((m) => m.receipt.blockNumber === block).map((m) => m.tx.id) } },
+          { status: 'mined', minedBlock: block },
+        );
+      await em.nativeUpdate(
+        RelayTransaction,
+        {
+          request: { $in: fresh.map((m) => m.request.id) },
+          id: { $nin: txIds },
+          status: { $in: ['signed', 'sent'] },
+        },
+        { status: 'replaced' },
+      );
+      const rows = await em.find(
+        RelayRequest,
+        { id: { $in: fresh.map((m) => m.request.id) } },
+        { lockMode: LockMode.PESSIMISTIC_WRITE, orderBy: { id: 'asc' } },
+      );
+      const changed: { request: RelayRequest; txHash: string }[] = [];
+      for (const row of rows) {
+        const { tx } = fresh.find((m) => m.request.id === row.id)!;
+        if (row.txHash !== tx.hash && row.status !== 'abandoned')
+          changed.push({ request: row, txHash: tx.hash });
+        row.txHash = tx.hash;
+        if (row.status !== 'abandoned') row.status = 'mined';
+      }
+      await em.flush();
+      await relayer.onBroadcastMany(em, changed);
+    });
+  }
+  // Watched until its block is final: a reorganisation before that sends the same bytes again.
+  const due = mined.filter((m) => m.receipt.blockNumber <= final);
+  if (due.length === 0) return;
+  const wanted = await relayer.checkMany(due.map((m) => m.request));
+  await markDoneMany(
+    relayer,
+    due.filter((_, i) => wanted[i] === 'done').map((m) => m.request.id),
+  );
+}
+
+/**
+ * Which of the requests' last broadcast transactions the node still knows, asked in one batch: only for
+ * those the watcher would otherwise ask one by one (sent, not yet due for a replacement).
+ */
+async function knownToNode(
+  client: EvmClient,
+  requests: RelayRequest[],
+  txsOf: Map<number, RelayTransaction[]>,
+  tuning: ReturnType<typeof tuningOf>,
+): Promise<Map<string, boolean>> {
+  const hashes = requests.flatMap((r) => {
+    const last = (txsOf.get(r.id) ?? []).at(-1);
+    if (last?.status !== 'sent' || r.status === 'mined') return [];
+    return Date.now() - (last.sentAt ?? last.createdAt).getTime() > tuning.replaceAfterMs ? [] : [last.hash];
+  });
+  const known = new Map<string, boolean>();
+  if (hashes.length === 0) return known;
+  const answers = await client.transport.batch(
+    hashes.map((h) => ({ method: 'eth_getTransactionByHash', params: [h] })),
+  );
+  answers.forEach((a, i) => {
+    if (a.ok) known.set(hashes[i]!, a.result !== null);
+  });
+  return known;
 }
 
 /** A queued request untouched this long has lost its job (its worker died holding it): queue it again. */
 const STALE_MS = 30_000;
 
 /**
- * Re-adds the job of queued requests nobody has touched for a while. A job held by a killed worker
- * stays locked for hours; adding the same job key again creates a fresh one, and `preserve_run_at`
- * keeps a backoff that is still running.
+ * Re-adds the job of queued requests whose sender is gone: those a sender claimed and still had not
+ * signed when its claim ran out (it crashed mid-send, evm-pipeline.ts), at once, and those nobody has
+ * touched for a while. A job held by a killed worker stays locked for hours; adding the same job key
+ * again creates a fresh one, and `preserve_run_at` keeps a backoff that is still running.
  */
 export async function kickStale(relayer: Relayer, network: NetworkConfig): Promise<void> {
   await relayer.deps.fork().execute(
-    `select graphile_worker.add_job('relay_request', json_build_object('id', r.id),
-              job_key => 'relay_request:' || r.id, job_key_mode => 'preserve_run_at')
-       from relay_requests r
-      where r.network = ? and r.status = 'queued' and r.nonce is null
-        and r.updated_at < now() - make_interval(secs => ?)`,
-    [network.id, STALE_MS / 1000],
+    `with expired as (
+       update relay_requests set claimed_until = null
+        where network = ? and status = 'queued' and nonce is null and claimed_until < now()
+       returning id),
+     stale as (
+       select id from relay_requests
+        where network = ? and status = 'queued' and nonce is null and claimed_until is null
+          and updated_at < now() - make_interval(secs => ?))
+     select graphile_worker.add_job('relay_request', json_build_object('id', k.id),
+              job_key => 'relay_request:' || k.id, job_key_mode => 'preserve_run_at')
+       from (select id from expired union select id from stale) k`,
+    [network.id, network.id, STALE_MS / 1000],
   );
 }
 
@@ -266,7 +409,16 @@ async function keepGoing(
   request: RelayRequest,
   mine: RelayTransaction[],
   tuning: ReturnType<typeof tuningOf>,
+  batched: {
+    /** Whether the node knows a sent transaction, asked beforehand for many. */
+    known?: Map<string, boolean>;
+    /** The handler's check of a request, made beforehand for many. */
+    wanted?: Map<number, 'send' | 'done'>;
+    /** Collects orphans to broadcast together instead of one by one. */
+    orphans?: RelayTransaction[];
+  } = {},
 ): Promise<void> {
+  const known = batched.known ?? new Map<string, boolean>();
   const last = mine.at(-1);
   if (!last) return;
   if (request.status === 'mined' || mine.some((t) => t.status === 'mined')) {
@@ -306,19 +458,23 @@ async function keepGoing(
     !stuck &&
     !orphan &&
     last.status === 'sent' &&
-    (await client.transport.request('eth_getTransactionByHash', [last.hash])) === null;
+    (known.has(last.hash)
+      ? !known.get(last.hash)
+      : (await client.transport.request('eth_getTransactionByHash', [last.hash])) === null);
   if (!stuck && !orphan && !forgotten && !(request.status === 'abandoned' && last.kind !== 'filler')) return;
   // Before sending anything again: is the call still wanted? (The order may have executed through
   // another transaction; then only the nonce is left to fill, with a cheap self-transfer.)
   const filler =
     last.kind === 'filler' ||
     request.status === 'abandoned' ||
-    (await relayer.handler(request.kind).check(request)) === 'done';
+    (batched.wanted?.get(request.id) ?? (await relayer.handler(request.kind).check(request))) === 'done';
   if (stuck || (filler && last.kind !== 'filler')) {
     await replace(relayer, network, client, request, last, tuning, filler);
     return;
   }
-  await broadcastStored(relayer, network, client, last);
+  // Orphans of a crashed sender go out together, in nonce order, after the loop.
+  if (batched.orphans && orphan && last.kind === 'call') batched.orphans.push(last);
+  else await broadcastStored(relayer, network, client, last);
 }
 
 /**

@@ -71,24 +71,54 @@ export async function retryLater(
  * handler hears of it (a payout moves to `submitted`). Fillers of abandoned requests tell nobody.
  */
 export async function recordSent(relayer: Relayer, id: number, txId: number, hash: string): Promise<void> {
+  await recordSentMany(relayer, [{ id, txId, hash }]);
+}
+
+/**
+ * {@link recordSent} of many transactions in one database transaction: one update of the
+ * transactions, one locked read of their requests (in id order), one set-based change per handler.
+ */
+export async function recordSentMany(
+  relayer: Relayer,
+  sent: readonly { id: number; txId: number; hash: string }[],
+): Promise<void> {
+  if (sent.length === 0) return;
   await relayer.deps.fork().transactional(async (tx) => {
+    const txIds = sent.map((s) => s.txId);
     await tx.nativeUpdate(
       RelayTransaction,
-      { id: txId, status: 'signed' },
+      { id: { $in: txIds }, status: 'signed' },
       { status: 'sent', sentAt: new Date() },
     );
-    const request = await locked(tx, id);
-    if (!request || request.status === 'done' || request.status === 'abandoned' || request.status === 'mined')
-      return;
-    // A broadcast that finished late, after the watcher gave its nonce up (taken by another transaction),
-    // is history: it must not put the re-queued request back to `submitted`.
-    const sent = await tx.findOne(RelayTransaction, { id: txId });
-    if (sent?.status !== 'sent' || (sent.nonce != null && Number(sent.nonce) !== Number(request.nonce)))
-      return;
-    const changed = request.txHash !== hash;
-    request.status = 'submitted';
-    request.txHash = hash;
+    const requests = await tx.find(
+      RelayRequest,
+      { id: { $in: sent.map((s) => s.id) } },
+      { lockMode: LockMode.PESSIMISTIC_WRITE, orderBy: { id: 'asc' } },
+    );
+    const txs = new Map(
+      (await tx.find(RelayTransaction, { id: { $in: txIds } })).map((t) => [Number(t.id), t]),
+    );
+    const changed: { request: RelayRequest; txHash: string }[] = [];
+    for (const request of requests) {
+      const s = sent.find((x) => x.id === Number(request.id))!;
+      if (request.status === 'done' || request.status === 'abandoned' || request.status === 'mined') continue;
+      // A broadcast that finished late, after the watcher gave its nonce up (taken by another
+      // transaction), is history: it must not put the re-queued request back to `submitted`.
+      const t = txs.get(s.txId);
+      if (t?.status !== 'sent' || (t.nonce != null && Number(t.nonce) !== Number(request.nonce))) continue;
+      if (request.txHash !== s.hash) changed.push({ request, txHash: s.hash });
+      request.status = 'submitted';
+      request.txHash = s.hash;
+    }
     await tx.flush();
-    if (changed) await relayer.handler(request.kind).onBroadcast(tx, request, hash);
+    await relayer.onBroadcastMany(tx, changed);
   });
+}
+
+/** {@link markDone} of many requests in one statement. */
+export async function markDoneMany(relayer: Relayer, ids: readonly number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await relayer.deps
+    .fork()
+    .nativeUpdate(RelayRequest, { id: { $in: [...ids] }, status: { $ne: 'done' } }, { status: 'done' });
 }

@@ -56,6 +56,11 @@ export const RelayRequestSchema = defineEntity({
     nonce: p.bigint('number').nullable(),
     /** Sending attempts that ended in a retry (backoff). */
     attempts: p.integer().default(0),
+    /**
+     * Until when a sender holds it in its pipelined send (evm-send.ts): other senders leave it alone
+     * meanwhile. Only a way to share the queue; one left by a crashed sender expires (evm-watch.ts).
+     */
+    claimedUntil: p.datetime().nullable(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

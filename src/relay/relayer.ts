@@ -107,6 +107,38 @@ export class Relayer {
     return handler;
   }
 
+  /** {@link RelayHandler.check} of many requests, each kind's in one go where its handler can. */
+  async checkMany(requests: readonly RelayRequest[]): Promise<('send' | 'done')[]> {
+    const out: ('send' | 'done')[] = new Array(requests.length);
+    const kinds = new Set(requests.map((r) => r.kind));
+    for (const kind of kinds) {
+      const handler = this.handler(kind);
+      const at = requests.flatMap((r, i) => (r.kind === kind ? [i] : []));
+      const mine = at.map((i) => requests[i]!);
+      const answers = handler.checkMany
+        ? await handler.checkMany(mine)
+        : await Promise.all(mine.map((r) => handler.check(r)));
+      at.forEach((i, k) => {
+        out[i] = answers[k]!;
+      });
+    }
+    return out;
+  }
+
+  /** {@link RelayHandler.onBroadcast} of many requests in the caller's transaction, set-based where it can. */
+  async onBroadcastMany(
+    tx: EntityManager,
+    sent: readonly { request: RelayRequest; txHash: string }[],
+  ): Promise<void> {
+    const kinds = new Set(sent.map((s) => s.request.kind));
+    for (const kind of kinds) {
+      const handler = this.handler(kind);
+      const mine = sent.filter((s) => s.request.kind === kind);
+      if (handler.onBroadcastMany) await handler.onBroadcastMany(tx, mine);
+      else for (const s of mine) await handler.onBroadcast(tx, s.request, s.txHash);
+    }
+  }
+
   network(id: string): NetworkConfig {
     const network = this.deps.networks.get(id);
     if (!network) throw new Error(`relay request for unknown network ${id}`);

@@ -33,10 +33,20 @@ export interface RelayHandler {
    * possibly by another transaction, or settled). Reads the chain where it must (router `nonceUsed`).
    */
   check(request: RelayRequest): Promise<'send' | 'done'>;
+  /**
+   * {@link check} of many requests at once (one read of their subjects, one batch of chain reads),
+   * answering in their order. Optional: without it each is checked on its own.
+   */
+  checkMany?(requests: readonly RelayRequest[]): Promise<('send' | 'done')[]>;
   /** The call reverts: decide. */
   onRevert(request: RelayRequest, revert: RelayRevert): Promise<RevertDecision>;
   /** A transaction of the request was broadcast (first send or a replacement): record its hash. */
   onBroadcast(tx: EntityManager, request: RelayRequest, txHash: string): Promise<void>;
+  /** {@link onBroadcast} of many requests in one go (set-based). Optional: else one by one. */
+  onBroadcastMany?(
+    tx: EntityManager,
+    sent: readonly { request: RelayRequest; txHash: string }[],
+  ): Promise<void>;
   /** The request waits for a retry with `reason` (a revert decided `retry`, the wallet out of gas…): note it. */
   onRetry?(tx: EntityManager, request: RelayRequest, reason: string): Promise<void>;
   /** The request is given up with `reason`: settle the subject. */

@@ -179,6 +179,32 @@ export class PayoutChains {
     return ROUTER_VIEWS.decodeFunctionResult('nonceUsed', data)[0] as boolean;
   }
 
+  /**
+   * {@link nonceUsed} of many orders at the head, in their order: one JSON-RPC batch on EVM networks
+   * (a relayer checks a whole queue before sending it), one call each on `tron`.
+   */
+  async nonceUsedMany(
+    network: NetworkConfig,
+    orders: readonly { router: string; signer: string; nonce: bigint }[],
+  ): Promise<boolean[]> {
+    if (orders.length === 0) return [];
+    if (network.kind === 'tron')
+      return Promise.all(orders.map((o) => this.nonceUsed(network, o.router, o.signer, o.nonce)));
+    const answers = await this.clients.evm(network).transport.batch(
+      orders.map((o) => ({
+        method: 'eth_call',
+        params: [
+          { to: o.router, data: ROUTER_VIEWS.encodeFunctionData('nonceUsed', [o.signer, o.nonce]) },
+          'latest',
+        ],
+      })),
+    );
+    return answers.map((a) => {
+      if (!a.ok) throw unavailable(`network ${network.id}: eth_call failed: ${a.error.message}`, a.error);
+      return ROUTER_VIEWS.decodeFunctionResult('nonceUsed', a.result as string)[0] as boolean;
+    });
+  }
+
   /** Whether item `index` of the batch with `nonce` of `signer` has been paid (at the head, or at `block`). */
   async itemPaid(
     network: NetworkConfig,

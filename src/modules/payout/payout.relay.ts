@@ -35,6 +35,28 @@ export function payoutRelayHandler(deps: {
       return used ? 'done' : 'send';
     },
 
+    // One read of the payouts, one batch of `nonceUsed` per network: a pipelined send checks its whole
+    // queue before sending, and the watcher its mined relays before finishing them.
+    async checkMany(requests) {
+      const payouts = await deps.fork().find(Payout, { id: { $in: requests.map((r) => r.subjectId) } });
+      const byId = new Map(payouts.map((p) => [p.id, p]));
+      const open = payouts.filter((p) => p.status !== 'completed' && p.status !== 'failed');
+      const used = new Map<string, boolean>();
+      for (const networkId of new Set(open.map((p) => p.network))) {
+        const mine = open.filter((p) => p.network === networkId);
+        const answers = await deps.chains.nonceUsedMany(
+          deps.chains.network(networkId),
+          mine.map((p) => ({ router: p.router, signer: p.payer, nonce: BigInt(p.nonce) })),
+        );
+        for (const [i, p] of mine.entries()) used.set(p.id, answers[i]!);
+      }
+      return requests.map((r) => {
+        const payout = byId.get(r.subjectId);
+        if (!payout || payout.status === 'completed' || payout.status === 'failed') return 'done';
+        return used.get(payout.id) ? 'done' : 'send';
+      });
+    },
+
     async onRevert(request, revert) {
       const reason = revertReason(revert.data, revert.message);
       deps.logger.info('payout relay reverts', {
@@ -58,6 +80,28 @@ export function payoutRelayHandler(deps: {
         return applyChanges(tx, [
           { kind: 'submitted', payout: payoutSnapshot(payout), set: { status: 'submitted', txHash } },
         ]);
+      });
+    },
+
+    async onBroadcastMany(tx, sent) {
+      const hashOf = new Map(sent.map((s) => [s.request.subjectId, s.txHash]));
+      await untilApplied('payout broadcasts', async (pass) => {
+        const payouts = await tx.find(Payout, { id: { $in: [...hashOf.keys()] } }, payoutReads(pass));
+        return applyChanges(
+          tx,
+          payouts
+            .filter(
+              (p) =>
+                p.executedBlock == null &&
+                p.txHash !== hashOf.get(p.id) &&
+                (p.status === 'authorized' || p.status === 'submitted'),
+            )
+            .map((p) => ({
+              kind: 'submitted' as const,
+              payout: payoutSnapshot(p),
+              set: { status: 'submitted' as const, txHash: hashOf.get(p.id)! },
+            })),
+        );
       });
     },
 

@@ -1,0 +1,249 @@
+import { LockMode } from '@mikro-orm/core';
+import { keccak256, type Wallet } from 'ethers';
+import type { EvmClient } from '../chains/evm/index.ts';
+import type { NetworkConfig } from '../chains/networks.ts';
+import type { EntityManager } from '../db/orm.ts';
+import { faultPoint } from '../lib/fault.ts';
+import {
+  broadcastOnly,
+  broadcastStored,
+  currentFees,
+  GAS_MARGIN_PERCENT,
+  signCall,
+  simulateMany,
+} from './evm-send.ts';
+import { abandon, deadlineReason, markDone, recordSentMany, retryLater } from './outcomes.ts';
+import { RelayRequest, RelayTransaction } from './relay.entity.ts';
+import type { Relayer } from './relayer.ts';
+
+/**
+ * The `relay_request` job on an EVM network, pipelined per relayer wallet: the job takes its own
+ * request and the others queued for the same wallet (up to {@link MAX_PIPELINE}), so a burst of
+ * payouts is many transactions of one wallet in one block, in nonce order, without a round trip each:
+ *
+ * 1. Claim: one statement marks the requests this sender takes (`claimed_until`), so concurrent senders
+ *    split the queue. The claim only shares work; it decides nothing about nonces.
+ * 2. Outside any transaction: which are still wanted (one read, one batch of chain reads per kind),
+ *    one batch of simulations, fees, the wallet's balance and its pending count. A revert goes to the
+ *    request's handler (retry later, or abandon).
+ * 3. One short transaction under the relayer wallet's row lock: the requests are re-read locked and only
+ *    those still without a nonce get the next nonces, in id order; their signed bytes are stored, the
+ *    counter moves on, and the jobs of the others are dropped (this send is theirs).
+ * 4. Broadcast the stored bytes in nonce order (JSON-RPC batches), then record them sent in one
+ *    transaction. A crash before or after this step is resumed by broadcasting the same stored bytes
+ *    again (the watcher, evm-watch.ts), never by signing anew.
+ */
+
+/** Requests one send takes at most. */
+export const MAX_PIPELINE = 200;
+/** How long a sender holds what it claimed; one that crashed is taken over after this (evm-watch.ts). */
+export const CLAIM_SECONDS = 5;
+/** Raw transactions per JSON-RPC batch when broadcasting. */
+const BROADCAST_BATCH = 100;
+
+export async function sendEvm(relayer: Relayer, network: NetworkConfig, id: number): Promise<void> {
+  const wallet = relayer.wallet(network);
+  if (!wallet) throw new Error(`network ${network.id} has no relayerPrivateKey: nothing can relay there`);
+  const client = relayer.deps.clients.evm(network);
+  const em = relayer.deps.fork();
+  const request = await em.findOne(RelayRequest, { id });
+  if (!request || request.status === 'done' || request.status === 'mined') return;
+  if (request.nonce !== null && request.nonce !== undefined) {
+    // Already signed: broadcast what is stored (a retried job after a crash), nothing new.
+    const stored = await em.findOne(
+      RelayTransaction,
+      { request: id, status: { $in: ['signed', 'sent'] } },
+      { orderBy: { id: 'desc' } },
+    );
+    if (stored) await broadcastStored(relayer, network, client, stored);
+    return;
+  }
+  if (request.status === 'abandoned') return;
+  const claimed = await claim(em, network, id);
+  // Another sender holds it: that send is its (or, if that sender died, the watcher queues it again).
+  if (!claimed.includes(id)) return;
+  try {
+    await sendClaimed(relayer, network, wallet, client, id, claimed);
+  } finally {
+    await em.execute(
+      'update relay_requests set claimed_until = null where id = any(?::bigint[]) and claimed_until is not null',
+      [`{${claimed.join(',')}}`],
+    );
+  }
+}
+
+/**
+ * Claims `id` and the other requests of the network that wait for their first send, oldest first. A
+ * request in a retry's backoff (attempts > 0) is left to its own job, which runs it when the backoff
+ * ends. Row locks are held for this one statement only; claimed rows of another sender are skipped.
+ */
+async function claim(em: EntityManager, network: NetworkConfig, id: number): Promise<number[]> {
+  const rows = await em.execute<{ id: string }[]>(
+    `update relay_requests r set claimed_until = now() + make_interval(secs => ?)
+      where r.id in (
+        select q.id from relay_requests q
+         where q.network = ? and q.status = 'queued' and q.nonce is null and (q.id = ? or q.attempts = 0)
+           and (q.claimed_until is null or q.claimed_until < now())
+         order by q.id = ? desc, q.id
+         limit ? for update skip locked)
+      returning r.id`,
+    [CLAIM_SECONDS, network.id, id, id, MAX_PIPELINE],
+  );
+  return rows.map((r) => Number(r.id));
+}
+
+async function sendClaimed(
+  relayer: Relayer,
+  network: NetworkConfig,
+  wallet: Wallet,
+  client: EvmClient,
+  own: number,
+  ids: number[],
+): Promise<void> {
+  const em = relayer.deps.fork();
+  const requests = await em.find(RelayRequest, { id: { $in: ids } }, { orderBy: { id: 'asc' } });
+  const wanted = await relayer.checkMany(requests);
+  const live: RelayRequest[] = [];
+  for (const [i, request] of requests.entries()) {
+    if (wanted[i] === 'done') await markDone(relayer, request.id);
+    else if (request.deadline && Date.now() / 1000 > request.deadline)
+      await abandon(relayer, request.id, deadlineReason(request.lastError));
+    else live.push(request);
+  }
+  const sims = await simulateMany(
+    client,
+    live.map((r) => ({ from: wallet.address, to: r.to, data: r.data })),
+  );
+  const sendable: { request: RelayRequest; gasLimit: bigint }[] = [];
+  for (const [i, request] of live.entries()) {
+    const sim = sims[i]!;
+    if (sim.ok) {
+      sendable.push({ request, gasLimit: (sim.gas * (100n + GAS_MARGIN_PERCENT)) / 100n });
+      continue;
+    }
+    const decision = await relayer
+      .handler(request.kind)
+      .onRevert(request, { data: sim.data, message: sim.message, mined: false });
+    if (decision.action === 'abandon') await abandon(relayer, request.id, decision.reason);
+    else await retryLater(relayer, request.id, decision.reason);
+  }
+  if (sendable.length === 0) return;
+  const [fees, balance, pending] = await Promise.all([
+    currentFees(client),
+    client.getNativeBalance(wallet.address),
+    client.transport.request<string>('eth_getTransactionCount', [wallet.address, 'pending']),
+  ]);
+  // As many as the wallet can pay gas for, oldest first; the rest wait for it to be funded.
+  let cost = 0n;
+  const affordable = sendable.filter((s) => {
+    if (cost + s.gasLimit * fees.maxFee > balance) return false;
+    cost += s.gasLimit * fees.maxFee;
+    return true;
+  });
+  if (affordable.length < sendable.length) {
+    const need = sendable.reduce((sum, s) => sum + s.gasLimit * fees.maxFee, 0n);
+    await relayer.outOfGas(network, wallet.address, `needs ${need} wei for gas, holds ${balance}`);
+    for (const s of sendable.filter((x) => !affordable.includes(x)))
+      await retryLater(relayer, s.request.id, 'relayer wallet out of gas');
+  } else await relayer.gasRestored(network, wallet.address);
+  if (affordable.length === 0) return;
+  const chainNonce = Number(BigInt(pending));
+
+  // Signed ahead at the nonces the wallet row will most likely give (signing is CPU, kept out of the
+  // lock); signed again inside when another sender moved the counter meanwhile.
+  const [row] = await em.execute<{ next_nonce: string }[]>(
+    'select next_nonce from relayer_wallets where network = ? and address = ?',
+    [network.id, wallet.address],
+  );
+  const guess = Math.max(Number(row?.next_nonce ?? 0), chainNonce);
+  const sign = (list: typeof affordable, first: number) =>
+    Promise.all(list.map((s, i) => signCall(wallet, network, s.request, first + i, s.gasLimit, fees)));
+  let signed = await sign(affordable, guess);
+
+  const stored = await em.fork().transactional(async (tx) => {
+    await tx.execute(
+      `insert into relayer_wallets (network, address, next_nonce, updated_at) values (?, ?, ?, now())
+       on conflict (network, address) do nothing`,
+      [network.id, wallet.address, chainNonce],
+    );
+    const [locked] = await tx.execute<{ next_nonce: string }[]>(
+      'select next_nonce from relayer_wallets where network = ? and address = ? for update',
+      [network.id, wallet.address],
+    );
+    const fresh = await tx.find(
+      RelayRequest,
+      { id: { $in: affordable.map((s) => s.request.id) }, nonce: null, status: 'queued' },
+      { lockMode: LockMode.PESSIMISTIC_WRITE, orderBy: { id: 'asc' } },
+    );
+    const freshIds = new Set(fresh.map((r) => Number(r.id)));
+    const going = affordable.filter((s) => freshIds.has(Number(s.request.id)));
+    // Transactions sent from the wallet outside the service move the chain's count past ours.
+    const first = Math.max(Number(locked!.next_nonce), chainNonce);
+    if (first !== guess || going.length !== affordable.length) signed = await sign(going, first);
+    const saved = going.map((s, i) => {
+      const raw = signed[i]!;
+      const row = fresh.find((r) => Number(r.id) === Number(s.request.id))!;
+      row.nonce = first + i;
+      return tx.create(RelayTransaction, {
+        request: row,
+        network: network.id,
+        wallet: wallet.address,
+        nonce: first + i,
+        kind: 'call',
+        hash: keccak256(raw).toLowerCase(),
+        raw,
+        gasLimit: s.gasLimit.toString(),
+        maxFee: fees.maxFee.toString(),
+        priorityFee: fees.priorityFee?.toString() ?? null,
+        status: 'signed',
+      });
+    });
+    await tx.flush();
+    await tx.execute(
+      'update relayer_wallets set next_nonce = ?, updated_at = now() where network = ? and address = ?',
+      [first + going.length, network.id, wallet.address],
+    );
+    // This send is theirs now: their own jobs (not yet running) have nothing left to do.
+    const others = going.map((s) => Number(s.request.id)).filter((x) => x !== own);
+    if (others.length > 0)
+      await tx.execute(
+        `select graphile_worker.remove_job('relay_request:' || x) from unnest(?::bigint[]) x`,
+        [`{${others.join(',')}}`],
+      );
+    return saved;
+  });
+  faultPoint('relay:after-sign');
+  const took = await broadcastInOrder(relayer, network, client, stored);
+  faultPoint('relay:after-broadcast');
+  await recordSentMany(
+    relayer,
+    took.map((t) => ({ id: Number(t.request.id), txId: Number(t.id), hash: t.hash })),
+  );
+}
+
+/**
+ * Broadcasts stored transactions of one wallet in nonce order, a JSON-RPC batch at a time; one the
+ * node refused in the batch is sent again on its own, which reads the refusal (evm-send.ts). Returns
+ * those the node took, for the caller to record.
+ */
+export async function broadcastInOrder(
+  relayer: Relayer,
+  network: NetworkConfig,
+  client: EvmClient,
+  stored: readonly RelayTransaction[],
+): Promise<RelayTransaction[]> {
+  const ordered = [...stored].sort((a, b) => Number(a.nonce) - Number(b.nonce));
+  const took: RelayTransaction[] = [];
+  for (let at = 0; at < ordered.length; at += BROADCAST_BATCH) {
+    const part = ordered.slice(at, at + BROADCAST_BATCH);
+    const answers = await client.transport.batch(
+      part.map((t) => ({ method: 'eth_sendRawTransaction', params: [t.raw] })),
+    );
+    for (const [i, t] of part.entries()) {
+      const a = answers[i]!;
+      if (a.ok && String(a.result).toLowerCase() === t.hash) took.push(t);
+      else if (await broadcastOnly(relayer, network, client, t)) took.push(t);
+    }
+  }
+  return took;
+}

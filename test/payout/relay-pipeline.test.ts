@@ -1,0 +1,205 @@
+import { Wallet } from 'ethers';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { EntityManager } from '../../src/db/orm.ts';
+import { sendEvm } from '../../src/relay/evm-send.ts';
+import { watchEvm } from '../../src/relay/evm-watch.ts';
+import type { Relayer } from '../../src/relay/relayer.ts';
+import { type PayoutFixture, payoutFixture, payoutFollower, signOrder, until } from './support.ts';
+
+/**
+ * Pipelined sends (src/relay/evm-pipeline.ts): one `relay_request` job takes the wallet's whole queue,
+ * gives it consecutive nonces in one transaction and broadcasts it in nonce order. A crash between
+ * signing and broadcasting, or between broadcasting and recording, is recovered by the watcher with the
+ * same stored bytes; a nonce the node lost in the middle of the run (a gap that holds every later one
+ * back) is sent again. Each payout is paid exactly once. No worker runs: the test drives the job, the
+ * watcher and the follower itself.
+ */
+
+let f: PayoutFixture;
+let follower: ReturnType<typeof payoutFollower>;
+
+beforeAll(async () => {
+  f = await payoutFixture({ confirmations: [{ blocks: 1 }] });
+  await f.approve('USDT');
+  follower = payoutFollower(f);
+});
+afterAll(async () => {
+  await f?.provider.send('evm_setAutomine', [true]);
+  await f?.close();
+});
+
+async function authorize(count: number) {
+  const orders: { id: string; recipient: string; raw: bigint; relay: number }[] = [];
+  for (let i = 0; i < count; i++) {
+    const recipient = Wallet.createRandom().address;
+    const { body } = await f.call('/v1/payouts', {
+      network: 'eth',
+      token: 'USDT',
+      amount: `1.${i}`,
+      recipient,
+    });
+    const signature = await signOrder(f.payer, body.typed_data);
+    expect((await f.call('/v1/payouts/authorize', { payout: body.payout, signature })).body.status).toBe(
+      'authorized',
+    );
+    const [relay] = await f.t.app
+      .fork()
+      .execute<{ id: string }[]>('select id from relay_requests where subject_id = ?', [body.payout]);
+    orders.push({
+      id: body.payout,
+      recipient,
+      raw: BigInt(body.typed_data.message.amount),
+      relay: Number(relay!.id),
+    });
+  }
+  return orders;
+}
+
+const relays = (orders: { relay: number }[]) =>
+  f.t.app.fork().execute<{ id: string; nonce: string | null; status: string; tx: string | null }[]>(
+    `select r.id, r.nonce, r.status,
+            (select string_agg(t.status, ',' order by t.id) from relay_transactions t where t.request_id = r.id) as tx
+       from relay_requests r where r.id in (?) order by r.id`,
+    [orders.map((o) => o.relay)],
+  );
+
+const commit = <T>(work: (tx: EntityManager) => Promise<T>) => f.t.app.fork().transactional(work);
+const leader = () => f.t.app.services.relayer.fencedBy(commit);
+
+/**
+ * The relayer whose process dies around its broadcast: `before` (nothing reaches the node) or `after`
+ * (the node has them all, nothing is recorded). A death is a throw out of the job at that point.
+ */
+function crashing(when: 'before' | 'after'): Relayer {
+  const relayer = f.t.app.services.relayer;
+  const clients = relayer.deps.clients;
+  const evm = (network: Parameters<typeof clients.evm>[0]) => {
+    const client = clients.evm(network);
+    const batch: typeof client.transport.batch = async (calls, options) => {
+      const broadcast = calls.some((c) => c.method === 'eth_sendRawTransaction');
+      if (broadcast && when === 'before') throw new Error('crash before broadcasting');
+      const answers = await client.transport.batch(calls, options);
+      if (broadcast) throw new Error('crash after broadcasting');
+      return answers;
+    };
+    return { ...client, transport: { ...client.transport, batch } };
+  };
+  const deps = { ...relayer.deps, clients: Object.assign(Object.create(clients), { evm }) };
+  return Object.create(relayer, { deps: { value: deps, enumerable: true } }) as Relayer;
+}
+
+/** Watcher and follower until every order is completed; then each was paid exactly once. */
+async function settlesPaidOnce(orders: Awaited<ReturnType<typeof authorize>>) {
+  const network = f.t.app.services.relayer.network('eth');
+  const rows = await until(
+    async () => {
+      await watchEvm(leader(), network);
+      await f.provider.send('anvil_mine', ['0x1']);
+      await follower.tick();
+      return f.t.app
+        .fork()
+        .execute<{ status: string }[]>('select status from payouts where id in (?)', [
+          orders.map((o) => o.id),
+        ]);
+    },
+    (r) => r.every((x) => x.status === 'completed'),
+    30_000,
+  );
+  expect(rows.map((r) => r.status)).toEqual(orders.map(() => 'completed'));
+  for (const o of orders) expect(await f.balance('USDT', o.recipient)).toBe(o.raw);
+  const mined = await until(
+    async () => {
+      await watchEvm(leader(), network);
+      return f.t.app.fork().execute<{ subject_id: string; n: number }[]>(
+        `select r.subject_id, count(*)::int as n from relay_transactions t join relay_requests r on r.id = t.request_id
+          where t.status = 'mined' and r.subject_id in (?) group by r.subject_id`,
+        [orders.map((o) => o.id)],
+      );
+    },
+    (m) => m.length === orders.length,
+  );
+  expect(mined.map((m) => m.n)).toEqual(orders.map(() => 1));
+}
+
+it('one job sends the wallet’s whole queue: consecutive nonces in request order, all broadcast, the others’ jobs dropped', async () => {
+  await f.provider.send('evm_setAutomine', [false]);
+  const orders = await authorize(6);
+  const network = f.t.app.services.relayer.network('eth');
+  await sendEvm(f.t.app.services.relayer, network, orders[0]!.relay);
+  const rows = await relays(orders);
+  expect(rows.map((r) => r.status)).toEqual(orders.map(() => 'submitted'));
+  expect(rows.map((r) => r.tx)).toEqual(orders.map(() => 'sent'));
+  const nonces = rows.map((r) => Number(r.nonce));
+  expect(nonces).toEqual(nonces.map((_, i) => nonces[0]! + i));
+  const [jobs] = await f.t.app
+    .fork()
+    .execute<{ n: number }[]>(
+      `select count(*)::int as n from graphile_worker.jobs where key = any(?::text[])`,
+      [
+        `{${orders
+          .slice(1)
+          .map((o) => `relay_request:${o.relay}`)
+          .join(',')}}`,
+      ],
+    );
+  expect(jobs?.n).toBe(0);
+  // All in the node's pool at once, mined in one block.
+  await f.provider.send('anvil_mine', ['0x1']);
+  await settlesPaidOnce(orders);
+  await f.provider.send('evm_setAutomine', [true]);
+});
+
+it('a crash between signing and broadcasting: the watcher broadcasts the stored bytes in nonce order, each paid once', async () => {
+  await f.provider.send('evm_setAutomine', [false]);
+  const orders = await authorize(4);
+  const network = f.t.app.services.relayer.network('eth');
+  await expect(sendEvm(crashing('before'), network, orders[0]!.relay)).rejects.toThrow(
+    'crash before broadcasting',
+  );
+  const rows = await relays(orders);
+  expect(rows.map((r) => r.tx)).toEqual(orders.map(() => 'signed'));
+  expect(Number(await f.provider.send('eth_getBlockTransactionCountByNumber', ['pending']))).toBe(0);
+  // A job of another request of the run finds its request signed and leaves it to the watcher.
+  await new Promise((resolve) => setTimeout(resolve, 1_600));
+  await settlesPaidOnce(orders);
+  await f.provider.send('evm_setAutomine', [true]);
+});
+
+it('a crash between broadcasting and recording: nothing is signed again, each paid once', async () => {
+  await f.provider.send('evm_setAutomine', [false]);
+  const orders = await authorize(4);
+  const network = f.t.app.services.relayer.network('eth');
+  await expect(sendEvm(crashing('after'), network, orders[0]!.relay)).rejects.toThrow(
+    'crash after broadcasting',
+  );
+  expect((await relays(orders)).map((r) => r.tx)).toEqual(orders.map(() => 'signed'));
+  // The node has them all: the next block carries the whole run.
+  await f.provider.send('anvil_mine', ['0x1']);
+  await settlesPaidOnce(orders);
+  const [count] = await f.t.app.fork().execute<{ n: number }[]>(
+    `select count(*)::int as n from relay_transactions t join relay_requests r on r.id = t.request_id
+      where r.subject_id in (?)`,
+    [orders.map((o) => o.id)],
+  );
+  expect(count?.n).toBe(orders.length);
+  await f.provider.send('evm_setAutomine', [true]);
+});
+
+it('a nonce the node lost in the middle of a run holds the later ones back until the watcher sends it again', async () => {
+  await f.provider.send('evm_setAutomine', [false]);
+  const orders = await authorize(5);
+  const network = f.t.app.services.relayer.network('eth');
+  await sendEvm(f.t.app.services.relayer, network, orders[0]!.relay);
+  const [lost] = await f.t.app
+    .fork()
+    .execute<{ hash: string }[]>('select hash from relay_transactions where request_id = ?', [
+      orders[2]!.relay,
+    ]);
+  await f.provider.send('anvil_dropTransaction', [lost!.hash]);
+  await f.provider.send('anvil_mine', ['0x1']);
+  // The two before the gap are mined; the two after it wait behind it.
+  for (const o of orders.slice(0, 2)) expect(await f.balance('USDT', o.recipient)).toBe(o.raw);
+  for (const o of orders.slice(2)) expect(await f.balance('USDT', o.recipient)).toBe(0n);
+  await settlesPaidOnce(orders);
+  await f.provider.send('evm_setAutomine', [true]);
+});
