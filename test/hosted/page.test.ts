@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webPages } from '../../src/http/pages.ts';
-import { type SessionFixture, sessionFixture, token } from '../session/support.ts';
+import { mine, type SessionFixture, sessionFixture, token } from '../session/support.ts';
 import { type Receiver, startReceiver, type WebhookWorker, webhookWorker } from '../webhook/support.ts';
 import {
   installWallet,
@@ -182,6 +182,13 @@ describe.skipIf(noBrowser)('the hosted page', () => {
         )
       ).wait();
       await page.locator('[data-wallet-action]').click();
+      // The session fails once the revert's block is final by the service's rule.
+      await expect
+        .poll(async () => (await f.call('/v1/cashier/status', { session: link.session })).body.step, {
+          timeout: POLL_MS,
+        })
+        .toBe('processing');
+      await mine(f, f.t.app.services.sessionChains.network('eth').finalityDepth);
       await outcome(page, 'rejected by the network', 'error');
       await page.waitForURL(`${merchant.origin}/back?status=failed`, { timeout: 10_000 });
     });
