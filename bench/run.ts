@@ -22,7 +22,7 @@ const BENCHES: Record<string, string[]> = {
   gas: ['--batch', '10'],
   webhooks: ['--deliveries', '100', '--unloaded', '10'],
   follower: ['--payments', '5', '--blocks', '200', '--backfill', '50'],
-  takeover: ['--payments', '8', '--pace', '300', '--kill-every', '1', '--kills', '1'],
+  takeover: ['--payments', '6', '--pace', '200', '--kill-every', '1', '--kills', '1'],
   payouts: ['--payouts', '5', '--ceiling', '100'],
   batch: ['--items', '5'],
   deposits: ['--addresses', '1000', '--blocks', '100', '--transfers', '200', '--reads', '10'],
