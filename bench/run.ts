@@ -26,7 +26,7 @@ const BENCHES: Record<string, string[]> = {
   payouts: ['--payouts', '5', '--ceiling', '100'],
   batch: ['--items', '5'],
   deposits: ['--addresses', '1000', '--blocks', '100', '--transfers', '200', '--reads', '10'],
-  hosted: ['--sessions', '10', '--loads', '2'],
+  hosted: ['--sessions', '5', '--loads', '1'],
   cli: ['--runs', '2'],
   startup: [],
 };
