@@ -36,6 +36,18 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
   const kb = (n: number) => `${(n / 1024).toFixed(1).padStart(6)} kB`;
   const ms = (v: number) => `${v.toFixed(1).padStart(7)} ms`;
 
+  // The database and the browser (processes of their own) start while the assets are built here.
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-hosted-'));
+  const starting = startEmbeddedPostgres({ dir: path.join(dir, 'pg'), persistent: false });
+  const launching = existsSync(CHROMIUM)
+    ? chromium.launch({
+        executablePath: CHROMIUM,
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+      })
+    : undefined;
+  // Awaited below; a failure before then is reported there, not as an unhandled rejection.
+  starting.catch(() => {});
+  launching?.catch(() => {});
   const built = await webAssets();
   const figures = [
     figure('page JavaScript (gzip)', built.assets.get('page.js')!.gzip.length / 1024, 'kB', {
@@ -56,8 +68,7 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
   console.log(`  console JavaScript ${kb(operator.assets.get('console.js')!.gzip.length)}`);
   console.log(`  console CSS        ${kb(operator.assets.get('console.css')!.gzip.length)}`);
 
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-hosted-'));
-  const db = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), persistent: false });
+  const db = await starting;
   const url = await db.createDatabase('bench');
   const networks = networkFileSchema.parse({
     networks: [{ id: 'eth', kind: 'evm', chainId: 31337, rpcUrls: ['http://127.0.0.1:9'], tokens: [] }],
@@ -69,11 +80,8 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
 
   try {
     // (1) First rendered step: navigation to the step's heading on screen, a fresh context each time.
-    if (existsSync(CHROMIUM)) {
-      const browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-      });
+    if (launching) {
+      const browser = await launching;
       const firstStep: number[] = [];
       const wallClock: number[] = [];
       for (let i = 0; i <= loads; i++) {
@@ -203,6 +211,7 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
     );
     return figures;
   } finally {
+    await (await launching?.catch(() => undefined))?.close();
     await worker.close(true);
     await http.close();
     await app.close();

@@ -17,7 +17,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Wallet } from 'ethers';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
@@ -31,11 +30,10 @@ import { PAYMENT_ROUTER } from '../src/modules/session/session.chain.ts';
 import { orderRefOf } from '../src/modules/session/session.service.ts';
 import { sessionChanged } from '../src/modules/session/session.transition.ts';
 import { type Figure, figure, runIfMain } from './report.ts';
-import { paymentChain, percentile } from './support.ts';
+import { paymentChain, percentile, ROOT, script } from './support.ts';
 
 const AMOUNT = 1_000_000n; // 1 USDC: the 3-block tier
 const DEPTH = 3;
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ms = (n: number) => `${n.toFixed(0)} ms`;
 
 export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
@@ -55,15 +53,21 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
   const maxKills = Number(values.kills ?? Number.POSITIVE_INFINITY);
 
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-takeover-'));
-  const db = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), persistent: false });
-  const { anvil, provider, contracts, usdc, payer, networks } = await paymentChain({
-    payments: 2 * payments + 20,
-    amount: AMOUNT,
-    depth: DEPTH,
-  });
+  // The database (created and migrated) and the chain (deployed and funded) come up side by side.
+  const [db, chain] = await Promise.allSettled([
+    startEmbeddedPostgres({ dir: path.join(dir, 'pg'), persistent: false }),
+    paymentChain({ payments: 2 * payments + 20, amount: AMOUNT, depth: DEPTH }),
+  ]);
+  if (db.status === 'rejected' || chain.status === 'rejected') {
+    if (db.status === 'fulfilled') await db.value.stop();
+    if (chain.status === 'fulfilled') await chain.value.anvil.stop();
+    rmSync(dir, { recursive: true, force: true });
+    throw db.status === 'rejected' ? db.reason : (chain as PromiseRejectedResult).reason;
+  }
+  const { anvil, provider, contracts, usdc, payer, networks } = chain.value;
   const workers = new Set<ChildProcess>();
   try {
-    const url = await db.createDatabase('bench');
+    const url = await db.value.createDatabase('bench');
     await migrate(url);
     const networksFile = path.join(dir, 'networks.json');
     writeFileSync(networksFile, JSON.stringify(networks));
@@ -140,9 +144,11 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
       WORKER_CONCURRENCY: '2',
     };
     async function startWorker(): Promise<ChildProcess> {
-      const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/worker-main.ts')], {
+      // As `npm run worker` starts it (its package.json script, without npm in between).
+      const worker = script('worker');
+      const child = spawn(worker.file, worker.args, {
         env,
-        cwd: root,
+        cwd: ROOT,
         stdio: ['ignore', 'ignore', 'pipe'],
       });
       workers.add(child);
@@ -165,8 +171,7 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
     const notified = new Map<string, number>();
     await pubsub.on(sessionChanged, ({ id }) => notified.set(id, performance.now()));
 
-    await startWorker();
-    await startWorker();
+    await Promise.all([startWorker(), startWorker()]);
     while (!(await leader())) await new Promise((r) => setTimeout(r, 50));
 
     /** `payments` payments, one every `paceMs`; with `killEveryMs`, the leader is SIGKILLed that often. */
@@ -260,7 +265,7 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
   } finally {
     for (const w of workers) w.kill('SIGKILL');
     await anvil.stop();
-    await db.stop();
+    await db.value.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }
