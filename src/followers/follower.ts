@@ -1,3 +1,4 @@
+import type { LogChunk } from '../chains/evm/index.ts';
 import type { NetworkConfig } from '../chains/networks.ts';
 import type { BlockHeader } from '../chains/types.ts';
 import type { EntityManager } from '../db/orm.ts';
@@ -176,9 +177,16 @@ export function createFollower(deps: FollowerDeps) {
     const budgetEnd = cursor.number + (deps.maxBlocksPerTick ?? MAX_BLOCKS_PER_TICK);
     const finalEnd = Math.min(floor - 1, budgetEnd, head.number);
     if (cursor.number < finalEnd) {
-      for await (const chunk of source.finalLogs(consumer.filter, cursor.number + 1, finalEnd)) {
-        const [to] = await source.headers([chunk.toBlock]);
-        if (!to) throw new Error(`network ${networkId}: final block ${chunk.toBlock} has no header`);
+      // Pipelined: the next chunk (its logs and its last header) is read while this one commits, so a
+      // backfill costs about the slower of the node and the database, not their sum. The read runs
+      // beside the transaction, never inside it: the transaction awaits no chain call. Chunks still
+      // commit one at a time, in order; a failed commit abandons the read ahead (its result unused).
+      const chunks = source.finalLogs(consumer.filter, cursor.number + 1, finalEnd);
+      let next = readAhead(chunks);
+      for (let item = await next; item; item = await next) {
+        next = readAhead(chunks);
+        next.catch(() => {}); // surfaced when awaited; unobserved when this commit fails first
+        const { chunk, to } = item;
         await commit(
           consumer,
           stored ? cursor : null,
@@ -271,6 +279,17 @@ export function createFollower(deps: FollowerDeps) {
     if (evidenceHeader?.number !== number)
       evidenceHeader = window?.get(number) ?? (await finalHeader(number));
     return evidenceHeader;
+  }
+
+  /** The next final chunk with the header of its last block, or null when the range is done. */
+  async function readAhead(
+    chunks: AsyncGenerator<LogChunk>,
+  ): Promise<{ chunk: LogChunk; to: BlockHeader } | null> {
+    const next = await chunks.next();
+    if (next.done) return null;
+    const [to] = await source.headers([next.value.toBlock]);
+    if (!to) throw new Error(`network ${networkId}: final block ${next.value.toBlock} has no header`);
+    return { chunk: next.value, to };
   }
 
   async function finalHeader(number: number): Promise<BlockHeader> {

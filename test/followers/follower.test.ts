@@ -78,10 +78,14 @@ function recorder(stream: string, startBlock: number) {
   return { consumer, held, events, ancestor: () => ancestor };
 }
 
-function followerFor(net: NetworkConfig, consumers: Consumer[]) {
+function followerFor(
+  net: NetworkConfig,
+  consumers: Consumer[],
+  logs?: { initialRange: number; maxRange: number },
+) {
   return createFollower({
     network: net,
-    source: evmSource(createEvmClient({ network: net }), net),
+    source: evmSource(createEvmClient({ network: net, ...(logs ? { logs } : {}) }), net),
     consumers,
     fork: () => t.app.fork(),
     fence: async () => {},
@@ -126,6 +130,57 @@ describe('streams', () => {
     await follower.tick();
     await followerFor(net, [a.consumer, b.consumer]).tick();
     expect(a.events.length).toBe(before);
+  });
+});
+
+describe('final range, read ahead', () => {
+  it('a chunk whose transaction fails (the next one already read) is rolled back; a restart applies every log once, in order', async () => {
+    await t.app.fork().execute('create table if not exists test_chunks (stream text, topic text, block int)');
+    const start = (await chain.provider.getBlockNumber()) + 1;
+    const emitted: { topic: string; block: number }[] = [];
+    for (let i = 0; i < 6; i++) {
+      emitted.push(await emit());
+      await mine(4);
+    }
+    await mine(70); // every one of them final (finalityDepth 64)
+    const net = network();
+    let crashAt: number | undefined = emitted[3]!.block;
+    const seen: number[] = [];
+    const applier: Consumer = {
+      stream: 'chunks',
+      filter: { address: emitter },
+      startBlock: () => start,
+      async handle(tx, event) {
+        if (event.type !== 'block') return;
+        seen.push(event.from);
+        for (const log of event.logs)
+          await tx.execute('insert into test_chunks (stream, topic, block) values (?, ?, ?)', [
+            net.id,
+            log.topics[0],
+            log.blockNumber,
+          ]);
+        if (crashAt !== undefined && event.from <= crashAt && crashAt <= event.to.number)
+          throw new Error('crash inside the chunk');
+      },
+    };
+    // Chunks of 5 blocks that never grow: one log per chunk, many chunks in the final range.
+    const small = { initialRange: 5, maxRange: 5 };
+    await expect(followerFor(net, [applier], small).tick()).rejects.toThrow(/crash inside/);
+    const held = () =>
+      t.app
+        .fork()
+        .execute<{ topic: string }[]>('select topic from test_chunks where stream = ? order by block', [
+          net.id,
+        ]);
+    // Everything before the failed chunk committed, nothing of it or after it.
+    expect((await held()).map((r) => r.topic)).toEqual(emitted.slice(0, 3).map((e) => e.topic));
+    // Chunks were handed over in chain order, each once, up to the failure.
+    expect(seen).toEqual([...seen].sort((a, b) => a - b));
+    expect(new Set(seen).size).toBe(seen.length);
+    crashAt = undefined;
+    const restarted = followerFor(net, [applier], small);
+    for (let i = 0; i < 5 && !(await restarted.tick()).caughtUp; i++);
+    expect((await held()).map((r) => r.topic)).toEqual(emitted.map((e) => e.topic));
   });
 });
 
