@@ -7,6 +7,7 @@ import { type AnvilNode, startAnvil } from '../src/chains/anvil.ts';
 import { contractAt } from '../src/chains/contracts.ts';
 import { networkFileSchema } from '../src/chains/networks.ts';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
+import type { EntityManager } from '../src/db/orm.ts';
 import {
   DEFAULT_DEV_TOKENS,
   type DevContracts,
@@ -40,6 +41,8 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
   const blocks = Number(values.blocks ?? 5_000);
   const transfers = Math.ceil(Number(values.transfers ?? 2_000) / PER_TX) * PER_TX;
   const reads = Number(values.reads ?? 200);
+  /** Below the issue's sizes the per-tick and per-chunk fixed costs dominate the ratio (smoke runs). */
+  const small = blocks < 5_000 || transfers < 2_000;
 
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-deposits-'));
   const db = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), persistent: false });
@@ -120,10 +123,16 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
 
     const tokens = Object.values(eth.contracts.tokens).map((t) => t.address);
     const t0 = performance.now();
-    let logs = 0;
+    const rawLogs: RawLog[] = [];
     for (let a = from; a <= to; a += 2000)
-      logs += (await getLogs(eth.anvil.rpcUrl, tokens, a, Math.min(to, a + 1999))).length;
+      rawLogs.push(...(await getLogs(eth.anvil.rpcUrl, tokens, a, Math.min(to, a + 1999))));
     const rawSeconds = (performance.now() - t0) / 1000;
+    const logs = rawLogs.length;
+    // The bench knows its own issued addresses: the matched rows without any lookup, the floor's part.
+    const issuedSet = new Set(Array.from({ length: addresses }, (_, i) => issued(i + 1)));
+    const matchedLogs = rawLogs.filter((l) => issuedSet.has(`0x${l.topics[2]!.slice(26)}`));
+    const insertSeconds = await bulkInsertBaseline(app.fork(), matchedLogs);
+    const baseline = rawSeconds + insertSeconds;
 
     const config0 = app.services.networks.get('eth')!;
     const follower = createFollower({
@@ -156,12 +165,12 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
       `\n1. Scanner: ${scanned} blocks, ${logs} transfers (${matched} to ${addresses} issued addresses), cold cursor → ${cursor?.block_number}`,
     );
     console.log(
-      `   baseline: raw eth_getLogs of the same ranges and tokens  ${rawSeconds.toFixed(3)} s  (${(scanned / rawSeconds).toFixed(0)} blocks/s)`,
+      `   baseline: raw eth_getLogs of the same ranges and tokens ${rawSeconds.toFixed(3)} s + one bulk INSERT of the ${matchedLogs.length} matched rows ${insertSeconds.toFixed(3)} s = ${baseline.toFixed(3)} s`,
     );
     console.log(
       `   deposits consumer (logs, lookup, ledger, deposits, credit + webhooks)  ${scanSeconds.toFixed(3)} s  ` +
         `${(scanned / scanSeconds).toFixed(0)} blocks/s, ${(matched / scanSeconds).toFixed(0)} matched transfers/s, ` +
-        `ratio baseline/consumer ${(rawSeconds / scanSeconds).toFixed(3)}`,
+        `ratio baseline/consumer ${(baseline / scanSeconds).toFixed(3)} (target ≥ 0.5)`,
     );
 
     // 2. Balance latency, 3 networks × 3 tokens.
@@ -202,10 +211,12 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
     );
     await app.close();
     return [
-      figure(`scanner, ${scanned} blocks`, scanSeconds, 's', {
-        baseline: rawSeconds,
-        ratio: rawSeconds / scanSeconds,
-      }),
+      figure(
+        `scanner, ${scanned} blocks, ${matched} of ${logs} transfers matched${small ? ' (too small to say: fixed costs per chunk dominate)' : ''}`,
+        scanSeconds,
+        's',
+        { baseline, ratio: baseline / scanSeconds, target: { of: 'ratio', op: '≥', bound: 0.5 } },
+      ),
       figure('balance read p50 (3 networks × 3 tokens)', percentile(balanceMs, 0.5), 'ms', {
         baseline: percentile(bareMs, 0.5),
         target: { of: 'ratio', op: '≤', bound: BALANCE_TARGET },
@@ -239,7 +250,45 @@ async function rpc(url: string, method: string, params: unknown[]): Promise<unkn
   return ((await res.json()) as { result: unknown }).result;
 }
 
-async function getLogs(url: string, tokens: string[], a: number, b: number): Promise<unknown[]> {
+interface RawLog {
+  topics: string[];
+  data: string;
+  address: string;
+  transactionHash: string;
+  logIndex: string;
+  blockNumber: string;
+}
+
+/** The matched rows written as one INSERT into a scratch copy of the deposits table (then dropped). */
+async function bulkInsertBaseline(em: EntityManager, logs: RawLog[]): Promise<number> {
+  await em.execute('create table bench_deposits (like deposits including all)');
+  const rows = logs.map((l, i) => ({
+    id: `dep_bench_${i}`,
+    paymentId: i + 1,
+    txHash: l.transactionHash,
+    logIndex: Number(l.logIndex),
+    blockNumber: Number(l.blockNumber),
+    to: `0x${l.topics[2]!.slice(26)}`,
+    token: l.address.toLowerCase(),
+    amount: BigInt(l.data).toString(),
+  }));
+  const t0 = performance.now();
+  await em.execute(
+    `insert into bench_deposits (id, payment_id, address_id, merchant_id, network, player_id, token, token_address,
+                                 decimals, amount_raw, fee_raw, credited_raw, tx_hash, log_index, block_number,
+                                 status, created_at, updated_at)
+     select r.id, r."paymentId", 0, 'm', 'eth', r."to", 'USDC', r.token, 6, r.amount::numeric, 0, r.amount::numeric,
+            r."txHash", r."logIndex", r."blockNumber", 'pending', now(), now()
+       from jsonb_to_recordset(?::jsonb) as r(id text, "paymentId" bigint, "txHash" text, "logIndex" int, "blockNumber" bigint, "to" text,
+            token text, amount text)`,
+    [JSON.stringify(rows)],
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  await em.execute('drop table bench_deposits');
+  return seconds;
+}
+
+async function getLogs(url: string, tokens: string[], a: number, b: number): Promise<RawLog[]> {
   return (await rpc(url, 'eth_getLogs', [
     {
       fromBlock: `0x${a.toString(16)}`,
@@ -247,7 +296,7 @@ async function getLogs(url: string, tokens: string[], a: number, b: number): Pro
       address: tokens,
       topics: [TRANSFER_TOPIC],
     },
-  ])) as unknown[];
+  ])) as RawLog[];
 }
 
 runIfMain(import.meta.url, main);

@@ -173,21 +173,30 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
       `   (a) follower → ledger (scan, headers, ledger rows, matching):   ${ledgerSeconds.toFixed(3)} s  ratio baseline/follower ${(baseline / ledgerSeconds).toFixed(3)} (target ≥ 0.5)`,
     );
     console.log(
-      `   (b) end to end (+ claims, confirmation, settlement, webhooks):  ${settleSeconds.toFixed(3)} s  ratio ${(baseline / settleSeconds).toFixed(3)}, ${(backfillPayments / settleSeconds).toFixed(0)} sessions/s`,
+      `   (b) end to end (+ claims, confirmation, settlement, webhooks):  ${settleSeconds.toFixed(3)} s  ratio ${(baseline / settleSeconds).toFixed(3)} (target ≥ 0.5), ${(backfillPayments / settleSeconds).toFixed(0)} sessions/s`,
     );
     await app.close();
+    // Below the issue's sizes the per-tick and per-chunk fixed costs dominate the ratio (smoke runs).
+    const note =
+      backfillBlocks < 10_000 || backfillPayments < 2_000 ? ' (too small to say: fixed costs dominate)' : '';
     return [
       // Baseline: half the poll interval, the wait a payment at a random moment of the cycle expects.
       figure('detection latency p50', percentile(latencies, 0.5), 'ms', { baseline: pollMs / 2 }),
-      figure(`backfill to ledger, ${blocks} blocks`, ledgerSeconds, 's', {
+      figure(`backfill to ledger, ${blocks} blocks${note}`, ledgerSeconds, 's', {
         baseline,
         ratio: baseline / ledgerSeconds,
         target: { of: 'ratio', op: '≥', bound: 0.5 },
       }),
-      figure(`backfill end to end, ${blocks} blocks`, settleSeconds, 's', {
-        baseline,
-        ratio: baseline / settleSeconds,
-      }),
+      figure(
+        `backfill end to end, ${blocks} blocks, ${backfillPayments} payments${note}`,
+        settleSeconds,
+        's',
+        {
+          baseline,
+          ratio: baseline / settleSeconds,
+          target: { of: 'ratio', op: '≥', bound: 0.5 },
+        },
+      ),
     ];
   } finally {
     await anvil.stop();
