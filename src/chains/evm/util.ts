@@ -26,50 +26,51 @@ export function smallQuantity(value: unknown, what: string): number {
 }
 
 /**
- * Checksummed forms of the addresses nodes answered with lately. A log's address is one of a few
- * contracts, and checksumming costs two keccak hashes (~0.1 ms): a backfill of thousands of logs
- * would otherwise spend more time here than in eth_getLogs itself. Bounded: cleared when full.
+ * Checksummed forms of addresses seen lately, keyed by the text as it came. The same few addresses
+ * (a network's contracts, a merchant's wallets) come back on every read and every log, and
+ * checksumming costs two keccak hashes (~0.1 ms): a backfill of thousands of logs would otherwise spend
+ * more time here than in eth_getLogs itself. Bounded: cleared when full (none is worth keeping long).
+ * One memo per validation rule, so a text one rule accepted is never taken as valid by the other.
  */
-const checksummed = new Map<string, string>();
-const CHECKSUMMED_MAX = 4_096;
+class ChecksumMemo {
+  private readonly seen = new Map<string, string>();
+  constructor(private readonly max: number) {}
+  get(value: unknown): string | undefined {
+    return typeof value === 'string' ? this.seen.get(value) : undefined;
+  }
+  put(value: string, checksummed: string): string {
+    if (this.seen.size >= this.max) this.seen.clear();
+    this.seen.set(value, checksummed);
+    return checksummed;
+  }
+}
+const nodeChecksums = new ChecksumMemo(4_096);
+const inputChecksums = new ChecksumMemo(10_000);
 
 /** Checksummed address from a node answer; a malformed one means a degraded node. */
 export function nodeAddress(value: unknown, what: string): string {
-  if (typeof value === 'string') {
-    const known = checksummed.get(value);
-    if (known !== undefined) return known;
-  }
+  const known = nodeChecksums.get(value);
+  if (known !== undefined) return known;
   if (typeof value !== 'string' || !isAddress(value)) {
     throw unavailable(
       `malformed node answer: ${what} is ${JSON.stringify(value)?.slice(0, 80)}, not an address`,
     );
   }
-  const address = getAddress(value);
-  if (checksummed.size >= CHECKSUMMED_MAX) checksummed.clear();
-  checksummed.set(value, address);
-  return address;
+  return nodeChecksums.put(value, getAddress(value));
 }
 
 /** bigint/number to a minimal JSON-RPC quantity. */
 export const toHex = (value: bigint | number): Hex => `0x${BigInt(value).toString(16)}`;
 
-/** Addresses already checksummed; the same few (tokens, wallets) come back on every read. */
-const checksummed = new Map<string, string>();
-/** Bound on the memo: past it, it starts over (no address is worth keeping for long). */
-const CHECKSUM_MEMO_SIZE = 10_000;
-
 /** Checksummed address, or a `validation` error naming the field. */
 export function address(value: string, field: string): string {
-  const known = typeof value === 'string' ? checksummed.get(value) : undefined;
-  if (known) return known;
+  const known = inputChecksums.get(value);
+  if (known !== undefined) return known;
   if (typeof value !== 'string' || !isAddress(value) || !value.startsWith('0x')) {
     throw validation(`${field} is not a valid 0x address`);
   }
   // Both checks hash the address (keccak) when it has mixed case or needs a checksum.
-  const result = getAddress(value);
-  if (checksummed.size >= CHECKSUM_MEMO_SIZE) checksummed.clear();
-  checksummed.set(value, result);
-  return result;
+  return inputChecksums.put(value, getAddress(value));
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight; results keep the input order. */
