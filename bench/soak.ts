@@ -9,7 +9,6 @@
  *   npx tsx bench/soak.ts [--minutes 10] [--idle-minutes 3] [--rate 30] [--samples 10] [--reuse]
  */
 import os from 'node:os';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
