@@ -113,9 +113,6 @@ export async function signCall(
   });
 }
 
-/** The `relay_request` job on an EVM network: pipelined per relayer wallet (evm-pipeline.ts). */
-export { sendEvm } from './evm-pipeline.ts';
-
 /**
  * Broadcasts stored bytes. A refusal is not an error of the job: out of gas is an episode (the
  * watcher re-broadcasts once funded), a nonce already used is the watcher's to reconcile, anything

@@ -1,6 +1,6 @@
 import { jobTask } from '../db/jobs.ts';
 import type { EntityManager } from '../db/orm.ts';
-import { sendEvm } from './evm-send.ts';
+import { sendEvm } from './evm-pipeline.ts';
 import { RelayRequest } from './relay.entity.ts';
 import type { Relayer } from './relayer.ts';
 import { RELAY_REQUEST_JOB } from './request.ts';

@@ -3,7 +3,7 @@ import { evmSource } from '../../src/followers/evm-source.ts';
 import { createFollower } from '../../src/followers/follower.ts';
 import { depositNetworkOf } from '../../src/modules/deposit/deposit.chain.ts';
 import { depositConsumer } from '../../src/modules/deposit/deposit.consumer.ts';
-import { sendEvm } from '../../src/relay/evm-send.ts';
+import { sendEvm } from '../../src/relay/evm-pipeline.ts';
 import { relayConsumer } from '../../src/relay/relay.consumer.ts';
 import { workerAnvil } from '../support/anvil.ts';
 import { type LyingNode, lyingNode } from '../support/lying-node.ts';

@@ -1,7 +1,7 @@
 import { Wallet } from 'ethers';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { contractAt } from '../../src/chains/contracts.ts';
-import { sendEvm } from '../../src/relay/evm-send.ts';
+import { sendEvm } from '../../src/relay/evm-pipeline.ts';
 import { ethWallet } from '../session/support.ts';
 import { type Body, mine, type PayoutFixture, payoutFixture, payoutFollower, signOrder } from './support.ts';
 

@@ -1,7 +1,7 @@
 import { Wallet } from 'ethers';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { EntityManager } from '../../src/db/orm.ts';
-import { sendEvm } from '../../src/relay/evm-send.ts';
+import { sendEvm } from '../../src/relay/evm-pipeline.ts';
 import { watchEvm } from '../../src/relay/evm-watch.ts';
 import type { Relayer } from '../../src/relay/relayer.ts';
 import { type PayoutFixture, payoutFixture, payoutFollower, signOrder, until } from './support.ts';
