@@ -344,28 +344,21 @@ it('a relay that reverts for good is given up only once its block is final', asy
   );
   // Two more blocks, and the watcher has looked at the revert again after each (the relays stream
   // passed them): its block is not final, so the request is still watched, not given up.
+  const relaysPassed = (block: number) =>
+    until(
+      () =>
+        f.t.app
+          .fork()
+          .execute<{ block_number: string }[]>(
+            "select block_number from chain_cursors where network = 'eth' and stream = 'relays'",
+          ),
+      (rows) => Number(rows[0]?.block_number ?? 0) >= block,
+      20_000,
+    );
   await f.provider.send('anvil_mine', ['0x2']);
-  await until(
-    () =>
-      f.t.app
-        .fork()
-        .execute<{ block_number: string }[]>(
-          "select block_number from chain_cursors where network = 'eth' and stream = 'relays'",
-        ),
-    (rows) => Number(rows[0]?.block_number ?? 0) >= minedBlock + 2,
-    20_000,
-  );
+  await relaysPassed(minedBlock + 2);
   await f.provider.send('anvil_mine', ['0x1']); // one more tick after the cursor moved
-  await until(
-    () =>
-      f.t.app
-        .fork()
-        .execute<{ block_number: string }[]>(
-          "select block_number from chain_cursors where network = 'eth' and stream = 'relays'",
-        ),
-    (rows) => Number(rows[0]?.block_number ?? 0) >= minedBlock + 3,
-    20_000,
-  );
+  await relaysPassed(minedBlock + 3);
   expect((await request())[0]!.status).toBe('mined');
   mining = true;
   expect((await until(request, (rows) => rows[0]?.status === 'abandoned', 40_000))[0]!.status).toBe(
