@@ -5,7 +5,7 @@ import type { RelayRequest } from '../../relay/relay.entity.ts';
 import type { RelayHandler } from '../../relay/types.ts';
 import { Payout } from '../payout/payout.entity.ts';
 import { payoutReads } from '../payout/payout.reads.ts';
-import { noteOf, noteReason, RETRYABLE, revertReason } from '../payout/payout.revert.ts';
+import { noteChange, noteOf, RETRYABLE, revertReason } from '../payout/payout.revert.ts';
 import { applyChanges } from '../payout/payout.settle.ts';
 import { payoutSnapshot } from '../payout/payout.transition.ts';
 
@@ -31,18 +31,13 @@ export function batchRelayHandler(deps: { fork: () => EntityManager; logger: Log
     );
 
   async function note(tx: EntityManager, request: RelayRequest, reason: string, label: string) {
-    const code = noteReason(reason);
-    const concrete = code && code !== 'expired' ? { lastRelayReason: code } : {};
     await untilApplied(label, async (pass) =>
       applyChanges(
         tx,
-        open(await items(tx, request, pass))
-          .filter((i) => i.relayNote !== reason || (code && i.lastRelayReason !== concrete.lastRelayReason))
-          .map((i) => ({
-            kind: 'noted' as const,
-            payout: payoutSnapshot(i),
-            set: { relayNote: reason, ...concrete },
-          })),
+        open(await items(tx, request, pass)).flatMap((i) => {
+          const set = noteChange(i, reason);
+          return set ? [{ kind: 'noted' as const, payout: payoutSnapshot(i), set }] : [];
+        }),
       ),
     );
   }

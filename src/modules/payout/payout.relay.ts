@@ -6,7 +6,7 @@ import type { RelayHandler } from '../../relay/types.ts';
 import type { PayoutChains } from './payout.chain.ts';
 import { Payout } from './payout.entity.ts';
 import { payoutReads } from './payout.reads.ts';
-import { noteOf, noteReason, RETRYABLE, revertReason } from './payout.revert.ts';
+import { noteChange, noteOf, RETRYABLE, revertReason } from './payout.revert.ts';
 import { applyChanges } from './payout.settle.ts';
 import { payoutSnapshot } from './payout.transition.ts';
 
@@ -115,16 +115,11 @@ export function payoutRelayHandler(deps: {
    * replaces it, so the payout fails with what actually kept it from executing.
    */
   async function note(tx: EntityManager, request: RelayRequest, reason: string, label: string) {
-    const code = noteReason(reason);
-    const concrete = code && code !== 'expired' ? { lastRelayReason: code } : {};
     await untilApplied(label, async (pass) => {
       const payout = await load(tx, request, pass);
       if (!payout || (payout.status !== 'authorized' && payout.status !== 'submitted')) return [];
-      if (payout.relayNote === reason && (!code || payout.lastRelayReason === concrete.lastRelayReason))
-        return [];
-      return applyChanges(tx, [
-        { kind: 'noted', payout: payoutSnapshot(payout), set: { relayNote: reason, ...concrete } },
-      ]);
+      const set = noteChange(payout, reason);
+      return set ? applyChanges(tx, [{ kind: 'noted', payout: payoutSnapshot(payout), set }]) : [];
     });
   }
 }

@@ -70,6 +70,21 @@ export const RETRYABLE: ReadonlySet<FailureReason> = new Set([
 /** `code: message`, the form relay notes carry so the code can be read back (see {@link noteReason}). */
 export const noteOf = (reason: FailureReason, message: string) => `${reason}: ${message}`;
 
+/**
+ * What a relay note changes on a payout or batch item: the note, and the last concrete reason when
+ * the note names one (never `expired`, which would hide it); undefined when it already says so.
+ */
+export function noteChange(
+  current: { relayNote?: string | null; lastRelayReason?: FailureReason | null },
+  reason: string,
+): { relayNote: string; lastRelayReason?: FailureReason } | undefined {
+  const code = noteReason(reason);
+  const concrete = code && code !== 'expired' ? { lastRelayReason: code } : {};
+  if (current.relayNote === reason && (!code || current.lastRelayReason === concrete.lastRelayReason))
+    return undefined;
+  return { relayNote: reason, ...concrete };
+}
+
 /** The failure reason at the start of a relay note, if any. */
 export function noteReason(note: string | null | undefined): FailureReason | undefined {
   const code = note ? /^([a-z_]+):/.exec(note)?.[1] : undefined;
