@@ -13,6 +13,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
+    isolate: true,
     // `isolate` stays on (a fresh process per file), although reusing workers (`isolate: false`) cut a
     // 16-file subset from 112 s to 65 s: in a whole run, follower loops and worker processes some files
     // leave running outlive them, tick against databases that are gone and time out later files.
