@@ -31,6 +31,14 @@ export interface AnvilOptions {
 const STARTUP_TIMEOUT_MS = 20_000;
 /** Characters of anvil's output kept while waiting for its port (enough for the line and an error). */
 const STARTUP_OUTPUT_KEPT = 4_096;
+/**
+ * Block states anvil keeps for reads at past blocks (`eth_call` at the service's final block), all in
+ * memory. Without `--prune-history`, anvil moves older states to a folder under ~/.foundry/anvil/tmp that
+ * only an orderly exit removes: every killed node left its folder behind, and test and bench runs filled
+ * the disk (76 GB seen). 500 is anvil's own in-memory default; reads further back than that fail, which
+ * the service retries like any node error.
+ */
+const STATES_KEPT = 500;
 
 function anvilBinary(): string {
   const require = createRequire(import.meta.url);
@@ -55,6 +63,7 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilNode> {
   ];
   if (options.blockTime !== undefined) args.push('--block-time', String(options.blockTime));
   if (options.stateFile) args.push('--state', options.stateFile, '--state-interval', '5');
+  args.push('--prune-history', String(STATES_KEPT));
   args.push(...(options.args ?? []));
   // Under a guard (src/lib/guarded-process.ts): stopped when we go away, and not by our terminal's
   // Ctrl-C before our own orderly shutdown. SIGTERM, so anvil dumps --state before it exits.

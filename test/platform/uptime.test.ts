@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { JsonRpcProvider } from 'ethers';
@@ -32,6 +32,25 @@ describe('a long-running stack', () => {
     expect(child.stderr!.listenerCount('data')).toBe(0);
     expect(child.stdout!.readableFlowing).toBe(true);
     expect(child.listenerCount('exit')).toBeLessThanOrEqual(1);
+  });
+
+  it('keeps the past block states anvil needs in memory: nothing is left on disk for a killed node', async () => {
+    // anvil moves older states to ~/.foundry/anvil/tmp, which only an orderly exit removes.
+    const cache = path.join(os.homedir(), '.foundry', 'anvil', 'tmp');
+    const before = new Set(existsSync(cache) ? readdirSync(cache) : []);
+    const node = await startAnvil({ chainId: 31_998 });
+    stops.push(() => node.stop());
+    const provider = new JsonRpcProvider(node.rpcUrl, 31_998, { staticNetwork: true });
+    await provider.send('anvil_mine', ['0x600']);
+    const head = Number(await provider.send('eth_blockNumber', []));
+    // The recent past stays readable (the service reads at its final block, a few blocks back).
+    const [funded] = (await provider.send('eth_accounts', [])) as string[];
+    expect(
+      BigInt(await provider.send('eth_getBalance', [funded, `0x${(head - 100).toString(16)}`])),
+    ).toBeGreaterThan(0n);
+    provider.destroy();
+    const added = (existsSync(cache) ? readdirSync(cache) : []).filter((name) => !before.has(name));
+    expect(added).toEqual([]);
   });
 
   it("keeps no listener on PostgreSQL's log once it is ready", async () => {
