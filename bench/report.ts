@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 /**
@@ -81,15 +82,23 @@ export function summaryTable(rows: Figure[]): string {
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map(line)].join('\n');
 }
 
+/** Where `bench/run.ts` asks a bench it started to write its figures (JSON). */
+export const FIGURES_FILE_ENV = 'BENCH_FIGURES_FILE';
+
 /**
- * Runs a bench's `main` when its file is the program itself (`tsx bench/gas.ts`), not when `run.ts`
- * imports it: exit 0 when it finished, 1 with the error printed when it threw.
+ * Runs a bench's `main` when its file is the program itself (`tsx bench/gas.ts`, as `run.ts` starts
+ * each bench): exit 0 when it finished, its figures written where `run.ts` asked; 1 with the error
+ * printed when it threw.
  */
 export function runIfMain(moduleUrl: string, main: () => Promise<unknown>): void {
   const program = process.argv[1];
   if (!program || moduleUrl !== pathToFileURL(path.resolve(program)).href) return;
   main().then(
-    () => process.exit(0),
+    (figures) => {
+      const file = process.env[FIGURES_FILE_ENV];
+      if (file) writeFileSync(file, JSON.stringify(figures ?? []));
+      process.exit(0);
+    },
     (error: unknown) => {
       console.error(error);
       process.exit(1);

@@ -45,7 +45,7 @@ const GIVE_UP_MS = 180_000;
 
 /**
  * The DATA_DIR of a bench's embedded stack: a fresh one (removed by `done`), or with `reuse` (smoke
- * runs) one kept between runs of this checkout, so only the first run pays for creating the
+ * runs) one kept between runs of this checkout and bench, so only the first run pays for creating the
  * database and deploying the contracts (a warm start is seconds, a fresh one tens of seconds).
  */
 export function stackDir(reuse: boolean, prefix: string): { dir: string; done(): void } {
@@ -54,7 +54,8 @@ export function stackDir(reuse: boolean, prefix: string): { dir: string; done():
     return { dir, done: () => rmSync(dir, { recursive: true, force: true }) };
   }
   const checkout = createHash('sha256').update(ROOT).digest('hex').slice(0, 8);
-  return { dir: path.join(os.tmpdir(), `cryptopay-bench-stack-${checkout}`), done: () => {} };
+  // One per bench: a smoke run takes two benches at a time, and two services on one DATA_DIR collide.
+  return { dir: path.join(os.tmpdir(), `cryptopay-${prefix}${checkout}`), done: () => {} };
 }
 
 /**
