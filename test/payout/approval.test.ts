@@ -1,6 +1,7 @@
 import { getAddress, Transaction, Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeApprove } from '../../src/chains/evm/abi.ts';
+import { APPROVAL_BUILD_TTL_DAYS } from '../../src/modules/approval/approval.built.ts';
 import { type Body, type PayoutFixture, payoutFixture } from './support.ts';
 
 /** Sections 4.14-4.16 on EVM: build, sign with the payout wallet, broadcast, status; every refusal unsent. */
@@ -253,6 +254,30 @@ describe('approvals on EVM', () => {
       code: 'validation',
       message: 'no approval was built for these parameters; build it first and sign it as it is',
     });
+  });
+
+  it('refuses a build older than its broadcast window as expired, and never broadcasts it', async () => {
+    const { body } = await build({ amount: '6' });
+    const signed = await sign(body.transaction);
+    const before = await nonceOf(f.payer.address);
+    await f.t.app
+      .fork()
+      .execute(
+        `update approval_builds set created_at = created_at - interval '${APPROVAL_BUILD_TTL_DAYS} days 1 minute' where amount_raw = ?`,
+        ['6000000'],
+      );
+    const res = await f.call('/v1/payouts/approval/broadcast', {
+      network: 'eth',
+      token: 'USDT',
+      amount: '6',
+      signed_transaction: signed,
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toEqual({
+      code: 'validation',
+      message: `the approval build expired: it can be broadcast for ${APPROVAL_BUILD_TTL_DAYS} days; build it again and sign the new one`,
+    });
+    expect(await nonceOf(f.payer.address)).toBe(before);
   });
 
   it('reports not_found for an unknown hash and refuses a transaction that is not this approval', async () => {

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
+import { APPROVAL_BUILD_TTL_DAYS } from '../../src/modules/approval/approval.built.ts';
 import { applyRetention, RETENTION_BATCH } from '../../src/modules/retention/retention.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
 /**
  * Retention deletes only what is old and has ended: failed sessions never paid, and webhook events
- * whose deliveries all ended. Open sessions, paid ones and events still being delivered stay.
+ * whose deliveries all ended, and approval builds past their broadcast window. Open sessions, paid ones and events still being delivered stay.
  */
 
 let t: TestApp;
@@ -147,6 +148,26 @@ describe('retention', () => {
     expect(Number(orphans[0]!.n)).toBe(0);
     for (const kept of [recent, stillPending, inFlight])
       expect(await exists('webhook_events', kept)).toBe(true);
+  });
+
+  it('deletes approval builds past their broadcast window, whatever the settings', async () => {
+    const em = t.app.fork();
+    const insert = (createdAt: Date) =>
+      em.execute<{ id: string }[]>(
+        `insert into approval_builds (merchant_id, network, token, spender, owner, amount_raw, chain_id, nonce, gas, gas_price, created_at)
+         values (?, 'eth', ?, ?, ?, 1, 1, 0, 50000, 1, ?) returning id::text`,
+        [merchantId, `0x${'1'.repeat(40)}`, `0x${'2'.repeat(40)}`, `0x${'3'.repeat(40)}`, createdAt],
+      );
+    const [expired] = await insert(ago(APPROVAL_BUILD_TTL_DAYS + 1));
+    const [live] = await insert(ago(APPROVAL_BUILD_TTL_DAYS - 1));
+    const result = await applyRetention(
+      t.app.fork(),
+      { sessionRetentionDays: 0, webhookRetentionDays: 0 },
+      NOW,
+    );
+    expect(result.approvalBuilds).toBe(1);
+    expect(await exists('approval_builds', expired!.id)).toBe(false);
+    expect(await exists('approval_builds', live!.id)).toBe(true);
   });
 
   it('keeps everything when a retention is 0, and deletes in batches', async () => {

@@ -17,6 +17,14 @@ import { ApprovalBuild } from './approval.entity.ts';
 /** Builds looked at when matching: enough for any sane number of rebuilds of one approval. */
 const RECENT_BUILDS = 50;
 
+/**
+ * Days a built approval can be broadcast. A build pins the wallet's nonce of that day, which a week
+ * later has almost surely moved on; an older one is refused as expired (build again), and retention
+ * deletes it (src/modules/retention), so the table holds a week of builds, not every build ever made.
+ */
+export const APPROVAL_BUILD_TTL_DAYS = 7;
+const TTL_MS = APPROVAL_BUILD_TTL_DAYS * 86_400_000;
+
 const TYPE_NAMES: Record<number, string> = {
   1: 'an EIP-2930 (type 1) transaction, with an access list',
   2: 'an EIP-1559 (type 2) transaction, which may carry an access list',
@@ -79,7 +87,12 @@ export async function requireBuiltShape(
   const same = (b: ApprovalBuild) =>
     BigInt(b.chainId) === BigInt(tx.chainId) &&
     Object.entries(fields(b)).every(([k, v]) => signed[k as keyof typeof signed] === v);
-  if (builds.some(same)) return;
+  const matching = builds.filter(same);
+  if (matching.some((b) => Date.now() - b.createdAt.getTime() < TTL_MS)) return;
+  if (matching.length)
+    throw validation(
+      `the approval build expired: it can be broadcast for ${APPROVAL_BUILD_TTL_DAYS} days; build it again and sign the new one`,
+    );
   // Said against the latest build of the same nonce, else the latest build. (The chain is checked
   // before this, and every build of this network has its chain.)
   const closest = builds.find((b) => BigInt(b.nonce) === signed.nonce) ?? builds[0]!;

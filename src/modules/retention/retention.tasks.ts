@@ -10,6 +10,6 @@ export const RETENTION_JOB = defineJob({ name: 'apply_retention', payload: z.loo
 export const retentionTask = (settings: RetentionSettings, fork: () => EntityManager) =>
   jobTask(RETENTION_JOB, async (_payload, helpers) => {
     const deleted = await applyRetention(fork(), settings);
-    if (deleted.sessions || deleted.webhookEvents)
+    if (deleted.sessions || deleted.webhookEvents || deleted.approvalBuilds)
       helpers.logger.info(`retention: deleted ${JSON.stringify(deleted)}`);
   });

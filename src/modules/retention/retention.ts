@@ -1,4 +1,5 @@
 import type { EntityManager } from '../../db/orm.ts';
+import { APPROVAL_BUILD_TTL_DAYS } from '../approval/approval.built.ts';
 
 /**
  * Retention: what the service deletes once it is old and can no longer matter, and nothing else.
@@ -11,6 +12,9 @@ import type { EntityManager } from '../../db/orm.ts';
  * - Webhook events whose every delivery ended (`delivered` or `failed`), created before the webhook
  *   retention period, with their deliveries and attempts (the foreign keys cascade). An event with a
  *   delivery still pending or in flight is kept, however old.
+ *
+ * - Approval builds past the days they can be broadcast ({@link APPROVAL_BUILD_TTL_DAYS}), whatever
+ *   the settings: an expired build is refused anyway, so it can no longer matter.
  *
  * Deletes go in batches of {@link RETENTION_BATCH} rows, each its own statement, so a first run on a
  * large table never holds locks for long. Idempotent: a second run deletes nothing more.
@@ -29,6 +33,7 @@ export interface RetentionSettings {
 export interface RetentionResult {
   sessions: number;
   webhookEvents: number;
+  approvalBuilds: number;
 }
 
 const DAY_MS = 86_400_000;
@@ -60,6 +65,16 @@ export async function pruneWebhookEvents(em: EntityManager, cutoff: Date): Promi
   );
 }
 
+/** Deletes the approval builds made before `cutoff`; returns how many. */
+export async function pruneApprovalBuilds(em: EntityManager, cutoff: Date): Promise<number> {
+  return batched(
+    em,
+    `delete from approval_builds where id in (
+       select id from approval_builds where created_at < ? limit ${RETENTION_BATCH})`,
+    [cutoff],
+  );
+}
+
 /** One retention pass at `now` under `settings`. */
 export async function applyRetention(
   em: EntityManager,
@@ -74,6 +89,7 @@ export async function applyRetention(
     webhookEvents: settings.webhookRetentionDays
       ? await pruneWebhookEvents(em, before(settings.webhookRetentionDays))
       : 0,
+    approvalBuilds: await pruneApprovalBuilds(em, before(APPROVAL_BUILD_TTL_DAYS)),
   };
 }
 
