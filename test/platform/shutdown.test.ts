@@ -59,7 +59,7 @@ const runDemo = (env: NodeJS.ProcessEnv) =>
 
 const errorLines = (output: string) => output.split('\n').filter((l) => l.includes('"level":"error"'));
 
-it('npm start: npm run demo passes 20 times in a row against it; Ctrl-C then stops the whole embedded stack in order, exit 0 within 5 s, no error line', async () => {
+it('npm start: says where the console is; npm run demo passes 20 times in a row against it; Ctrl-C then stops the whole embedded stack in order, exit 0 within 5 s, no error line', async () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'shutdown-'));
   const run = npm('start', {
     DATA_DIR: dataDir,
@@ -67,6 +67,13 @@ it('npm start: npm run demo passes 20 times in a row against it; Ctrl-C then sto
     EMBEDDED_PG_PORT: String(await freePort()),
   });
   await run.until('devstack ready', 120_000);
+  // It says where the operator console is, and the console is there.
+  await run.until('"msg":"listening"', 10_000);
+  const listening = JSON.parse(run.output().split('\n').find((l) => l.includes('"msg":"listening"'))!);
+  const page = await fetch(listening.console);
+  expect(page.status).toBe(200);
+  expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+  expect(await page.text()).toMatch(/<title>[^<]*[Cc]onsole/);
   // The demo finds the running instance through its DATA_DIR; deposits back to back never race.
   for (let i = 0; i < 20; i++) {
     const { stdout } = await runDemo({ ...process.env, DATA_DIR: dataDir });
