@@ -102,21 +102,22 @@ function treeCpu(root: number): number {
   return total;
 }
 
-/** The V8 options of package.json's `start` script (not its loader or entry file). */
+/** The options of package.json's `start` script (its loader and V8 flags, not its entry file). */
 function startFlags(): string[] {
-  return benchScript('start').args.filter((arg) => /^--(max|min)-[a-z-]+=/.test(arg));
+  return benchScript('start').args.filter((arg) => arg.startsWith('--'));
 }
 
 /** Starts one benchmark server in its own process and resolves with the JSON line it prints. */
 function spawnServer(kind: 'service' | 'baseline', databaseUrl: string, profileDir?: string) {
-  // Node itself with tsx's loader (not the tsx wrapper), so that killing the child stops the server.
+  // Node itself (not a wrapper), so that killing the child stops the server; both servers run their
+  // TypeScript as `npm start` runs the service (Node's own type stripping, no tsx transform, whose
+  // helpers would be counted in the service's CPU and not in production's).
   const profile = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
   const script = path.join(root, 'bench/http-server.ts');
   // The service runs with the V8 flags `npm start` gives it, as deployed.
-  const flags = kind === 'service' ? startFlags() : [];
-  const child = spawn(process.execPath, [...flags, ...profile, '--import', 'tsx', script, kind], {
+  const flags = kind === 'service' ? startFlags() : startFlags().filter((f) => !/^--(max|min)-/.test(f));
+  const child = spawn(process.execPath, [...flags, ...profile, script, kind], {
     env: { ...process.env, NODE_ENV: 'production', DATABASE_URL: databaseUrl },
-    // tsx resolves from the project, wherever the bench was started.
     cwd: root,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -171,13 +172,21 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
       await res.arrayBuffer();
       return res.status;
     };
+    // Requests are signed before each timed round, not inside it: the load generator shares the two
+    // cores with the servers, and its HMAC per request would be counted against the service's share.
+    let signedHeadersList: Record<string, string>[] = [];
+    let nextSigned = 0;
+    const presign = (n: number) => {
+      signedHeadersList = Array.from({ length: n }, () => ({
+        'content-type': 'application/json',
+        ...signedHeaders(keyId!, secret!, { method: 'POST', target, body: statusBody }),
+      }));
+      nextSigned = 0;
+    };
     const signed = async () => {
       const res = await fetch(`${serviceUrl}${target}`, {
         method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          ...signedHeaders(keyId!, secret!, { method: 'POST', target, body: statusBody }),
-        },
+        headers: signedHeadersList[nextSigned++],
         body: statusBody,
       });
       await res.arrayBuffer();
@@ -185,6 +194,7 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
     };
     const warm = Math.min(500, Math.floor(requests / 4));
     await load(warm, concurrency, bare);
+    presign(warm);
     await load(warm, concurrency, signed);
     // CPU ms so far of the load generator, each server's process tree and this run's PostgreSQL
     // (Linux /proc; 0 elsewhere). Other processes on a shared machine are not counted.
@@ -204,6 +214,7 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
       const order = round % 2 === 0 ? (['bare', 'svc'] as const) : (['svc', 'bare'] as const);
       for (const kind of order) {
         const into = kind === 'bare' ? base : svc;
+        if (kind === 'svc') presign(perRound);
         const before = cpu();
         const run = await load(perRound, concurrency, kind === 'bare' ? bare : signed);
         const after = cpu();

@@ -7,7 +7,7 @@
  *
  * The published vectors in request-signing-test-vectors.json pin it down for other languages.
  */
-import { createHash, createHmac, randomUUID } from 'node:crypto';
+import { createHash, createHmac, type KeyObject, randomUUID } from 'node:crypto';
 
 /** Allowed clock skew between `X-Timestamp` and server time. */
 export const MAX_SKEW_SECONDS = 300;
@@ -32,8 +32,12 @@ export function canonicalRequest(input: SignatureInput): string {
   return [input.method.toUpperCase(), input.target, input.timestamp, input.nonce, bodyHash].join('\n');
 }
 
-/** Lowercase hex HMAC-SHA256 of the canonical request with the API secret. */
-export function signRequest(secret: string, input: SignatureInput): string {
+/**
+ * Lowercase hex HMAC-SHA256 of the canonical request with the API secret: the secret as given, or a
+ * KeyObject made of its UTF-8 bytes once (`createSecretKey(secret, 'utf8')`) by a verifier that signs
+ * with one key many times.
+ */
+export function signRequest(secret: string | KeyObject, input: SignatureInput): string {
   return createHmac('sha256', secret).update(canonicalRequest(input)).digest('hex');
 }
 

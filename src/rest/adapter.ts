@@ -1,15 +1,19 @@
 import {
   type DocumentNode,
+  type ExecutionResult,
   execute,
   type GraphQLInputType,
   type GraphQLSchema,
+  getVariableValues,
   isInputObjectType,
   isListType,
   isNonNullType,
+  type OperationDefinitionNode,
   parse,
   typeFromAST,
   validate,
 } from 'graphql';
+import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import { AppError } from '../errors.ts';
 import type { Context } from '../graphql/context.ts';
 import { toAppError } from '../graphql/errors.ts';
@@ -22,11 +26,17 @@ interface CompiledRoute {
   takesInput: boolean;
   /** The GraphQL type of `$input`, when the operation takes one. */
   inputType?: GraphQLInputType;
+  operation: OperationDefinitionNode;
+  /** The operation compiled to a function (graphql-jit); undefined where it could not be compiled. */
+  compiled?: CompiledQuery;
 }
 
 /**
- * Maps `/v1` routes onto the GraphQL schema in process. Documents are parsed and validated once at
- * startup, so a broken route fails the boot, not a request.
+ * Maps `/v1` routes onto the GraphQL schema in process. Documents are parsed, validated and compiled
+ * once at startup, so a broken route fails the boot, not a request. A route's operation runs as a
+ * function compiled for it (graphql-jit: no per-request walk of the document, field lookups or
+ * argument coercion); its variables are still coerced by graphql-js first, so that a bad body is
+ * refused with graphql-js' own messages (which src/graphql/errors.ts reads), as before.
  */
 export class RestAdapter {
   private readonly byPath = new Map<string, Map<string, CompiledRoute>>();
@@ -46,11 +56,16 @@ export class RestAdapter {
         .flatMap((d) => ('variableDefinitions' in d ? (d.variableDefinitions ?? []) : []))
         .find((v) => v.variable.name.value === 'input');
       const inputType = variable ? (typeFromAST(schema, variable.type) as GraphQLInputType) : undefined;
+      const operation = document.definitions.find((d) => d.kind === 'OperationDefinition');
+      if (!operation) throw new Error(`route ${route.method} ${route.path}: no operation`);
+      const compiled = compileQuery(schema, document);
       methods.set(route.method, {
         route,
         document,
         takesInput: route.operation.includes('$input'),
         inputType,
+        operation,
+        compiled: isCompiledQuery(compiled) ? compiled : undefined,
       });
       this.byPath.set(route.path, methods);
     }
@@ -69,17 +84,34 @@ export class RestAdapter {
     const single = compiled.inputType && singleForList(compiled.inputType, input, '');
     if (single) throw new AppError('validation', `${single}: must be an array`);
     const variableValues = compiled.takesInput ? { input } : {};
-    const result = await execute({
-      schema: this.schema,
-      document: compiled.document,
-      variableValues,
-      contextValue: context,
-    });
+    const result = await this.execute(compiled, variableValues, context);
     if (result.errors?.length) throw inRestSpelling(toAppError(result.errors[0]));
     const data = result.data as { result?: unknown } | null | undefined;
     if (!data || data.result === undefined)
       throw new AppError('internal', `route ${compiled.route.path} returned no result`);
     return dropNulls(data.result);
+  }
+
+  private async execute(
+    compiled: CompiledRoute,
+    variableValues: Record<string, unknown>,
+    context: Context,
+  ): Promise<ExecutionResult> {
+    const coerced = getVariableValues(
+      this.schema,
+      compiled.operation.variableDefinitions ?? [],
+      variableValues,
+      { maxErrors: 50 },
+    );
+    if (coerced.errors) return { errors: coerced.errors };
+    if (!compiled.compiled)
+      return execute({
+        schema: this.schema,
+        document: compiled.document,
+        variableValues,
+        contextValue: context,
+      });
+    return compiled.compiled.query(undefined, context, variableValues);
   }
 }
 

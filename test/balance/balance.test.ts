@@ -1,9 +1,15 @@
 import { getAddress, Wallet } from 'ethers';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { ChainClients } from '../../src/chains/clients.ts';
 import { contractAt } from '../../src/chains/contracts.ts';
 import { networkFileSchema } from '../../src/chains/networks.ts';
+import { SqlPool } from '../../src/db/sql.ts';
 import { DEFAULT_DEV_TOKENS, deployDevContracts, fundPlayers } from '../../src/devstack/deploy.ts';
-import { NETWORK_READ_TIMEOUT_MS } from '../../src/modules/balance/balance.service.ts';
+import {
+  type BalanceEntry,
+  BalanceService,
+  NETWORK_READ_TIMEOUT_MS,
+} from '../../src/modules/balance/balance.service.ts';
 import { ethWallet } from '../session/support.ts';
 import { workerAnvil } from '../support/anvil.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
@@ -114,4 +120,53 @@ it('is 400 unsupported for a merchant without any settlement wallet, and needs a
   expect(res.status).toBe(400);
   expect(((await res.json()) as { error: { code: string } }).error.code).toBe('unsupported');
   expect((await fetch(`${t.http.url}/v1/balance`)).status).toBe(401);
+});
+
+it('starts the chain reads of the wallets last read while the database read is out, and answers for the wallets read now', async () => {
+  const m = await t.merchant('Early reads');
+  await t.app.services.merchants.setSettlementWallet(t.app.fork(), m.id, 'eth', wallet);
+  const pool = new SqlPool(t.config.databaseUrl!);
+  let gate = Promise.resolve();
+  // The wallets read waits for `gate`; the chain reads record whose balances they read.
+  const sql = {
+    query: async (...args: Parameters<SqlPool['query']>) => {
+      await gate;
+      return pool.query(...args);
+    },
+  } as unknown as SqlPool;
+  const owners: string[] = [];
+  const clients = {
+    evm: (network: Parameters<ChainClients['evm']>[0]) => {
+      const client = t.app.services.chainClients.evm(network);
+      return {
+        ...client,
+        read: (calls: Parameters<typeof client.read>[0], options?: Parameters<typeof client.read>[1]) => {
+          owners.push((calls[0] as { owner: string }).owner.toLowerCase());
+          return client.read(calls, options);
+        },
+      };
+    },
+  } as unknown as ChainClients;
+  const service = new BalanceService({ networks: t.app.services.networks, clients, sql });
+  const usdt = (r: { balances: BalanceEntry[] }) => r.balances.find((b) => b.token === 'USDT');
+  try {
+    expect(usdt(await service.balances(t.app.fork(), m.id))).toMatchObject({ amount: '12.345' });
+    expect(owners).toEqual([wallet.toLowerCase()]);
+
+    // The database read is held: the chain read of the wallet last read is already out.
+    let open!: () => void;
+    gate = new Promise<void>((resolve) => (open = resolve));
+    const second = service.balances(t.app.fork(), m.id);
+    expect(owners).toEqual([wallet, wallet].map((o) => o.toLowerCase()));
+    // Meanwhile the wallet changes: the database answers with the new one, and it is the one read.
+    const fresh = Wallet.createRandom().address;
+    await t.app.services.merchants.setSettlementWallet(t.app.fork(), m.id, 'eth', fresh);
+    open();
+    const answer = await second;
+    expect(answer.wallet).toBe(getAddress(fresh));
+    expect(usdt(answer)).toMatchObject({ wallet: getAddress(fresh), amount: '0', raw: '0' });
+    expect(owners).toEqual([wallet, wallet, fresh].map((o) => o.toLowerCase()));
+  } finally {
+    await pool.close();
+  }
 });

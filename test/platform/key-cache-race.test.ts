@@ -73,3 +73,17 @@ it('a key revoked while a lookup of it is in flight is not cached as valid', asy
   expect(await inFlight).toBe('unauthorized');
   await expect(auth.verify(t.app.fork(), request(key))).rejects.toMatchObject({ code: 'unauthorized' });
 });
+
+it('requests that find a key uncached together share one read of it', async () => {
+  const key = await t.merchant('Herd');
+  const auth = t.app.services.authenticator;
+  let forks = 0;
+  const fork = () => {
+    forks++;
+    return t.app.fork();
+  };
+  const results = await Promise.all(Array.from({ length: 10 }, () => auth.verify(fork, request(key))));
+  expect(results.map((r) => r.keyId)).toEqual(Array(10).fill(key.keyId));
+  // One EntityManager (and one read of the key and its allowlist) for the ten, not one each.
+  expect(forks).toBe(1);
+});

@@ -1,3 +1,4 @@
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import type { EntityManager } from '../../db/orm.ts';
 import type { PubSub } from '../../db/pubsub.ts';
 import { AppError, unavailable } from '../../errors.ts';
@@ -26,7 +27,8 @@ export interface SignedRequest {
 
 interface CachedKey {
   merchantId: string;
-  secret: string;
+  /** The decrypted secret as a KeyObject, made once per key read rather than once per request. */
+  secret: KeyObject;
   revokedAt: Date | null;
   allows: ((ip: string) => boolean) | null;
   loadedAt: number;
@@ -52,6 +54,8 @@ const unauthorized = (message: string) => new AppError('unauthorized', message);
 /** Verifies signed merchant requests (D1) and operator bearer tokens. */
 export class Authenticator {
   private readonly keys = new Map<string, CachedKey>();
+  /** Reads of a key in flight, with the epoch each began at (shared by requests of that epoch). */
+  private readonly loading = new Map<string, { epoch: number; key: Promise<CachedKey | undefined> }>();
   /**
    * Bumped by every credential change. A lookup that began before a change may have read the row as
    * it was; it reads again rather than caching that (a revoke must win over a lookup in flight).
@@ -175,6 +179,24 @@ export class Authenticator {
     const cached = this.keys.get(keyId);
     if (cached && Date.now() - cached.loadedAt < KEY_CACHE_MS) return cached;
     if (keyId.length > 40) return undefined;
+    // The requests that find a key expired together share one read: a busy server would otherwise
+    // send one per request (an EntityManager and two queries each) until the first read answered.
+    // Only a read begun since the last credential change is shared; a later request reads anew.
+    const pending = this.loading.get(keyId);
+    if (pending && pending.epoch === this.epoch) return pending.key;
+    const entry = { epoch: this.epoch, key: this.readUntilSettled(em, keyId) };
+    this.loading.set(keyId, entry);
+    try {
+      return await entry.key;
+    } finally {
+      if (this.loading.get(keyId) === entry) this.loading.delete(keyId);
+    }
+  }
+
+  private async readUntilSettled(
+    em: EntityManager | (() => EntityManager),
+    keyId: string,
+  ): Promise<CachedKey | undefined> {
     for (let attempt = 1; ; attempt++) {
       const epoch = this.epoch;
       const key = await this.readKey(typeof em === 'function' ? em() : em, keyId);
@@ -200,7 +222,7 @@ export class Authenticator {
     if (!row) return undefined;
     return {
       merchantId: row.merchant.id,
-      secret: decryptSecret(this.deps.secretsKey, row.secretSealed),
+      secret: createSecretKey(decryptSecret(this.deps.secretsKey, row.secretSealed), 'utf8'),
       revokedAt: row.revokedAt ?? null,
       allows: cidrs.length ? ipMatcher(cidrs.map((c) => c.cidr)) : null,
       loadedAt: Date.now(),

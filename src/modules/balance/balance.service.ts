@@ -42,7 +42,15 @@ const walletsRead = statement(
   'SELECT network, address FROM settlement_wallets WHERE merchant_id = $1',
 );
 
+/** Merchants whose last wallets are remembered; past this the memory starts over (a guess, not state). */
+const MAX_REMEMBERED = 10_000;
+
+type WalletRow = { network: string; address: string };
+
 export class BalanceService {
+  /** Each merchant's wallets as last read: what the next read's chain calls start from (see balances). */
+  private readonly lastWallets = new Map<string, WalletRow[]>();
+
   constructor(
     private readonly deps: {
       networks: NetworkRegistry;
@@ -52,13 +60,28 @@ export class BalanceService {
     },
   ) {}
 
+  /**
+   * The wallets are read from the database on every call, and the chain reads of the wallets last
+   * read start alongside: when the database answers with the same wallets (nearly always), the
+   * answer is those reads, and the round trip to the database no longer adds to the chain's. When
+   * the wallets changed, those reads are dropped and the wallets just read are read instead.
+   */
   async balances(
     _em: EntityManager,
     merchantId: string,
   ): Promise<{ wallet: string; balances: BalanceEntry[] }> {
-    const { rows } = await this.deps.sql.query<{ network: string; address: string }>(walletsRead, [
-      merchantId,
-    ]);
+    const guess = this.lastWallets.get(merchantId);
+    const early = guess && this.readWallets(guess);
+    // Settled here too, so that dropped reads (or a failed database read) leave no unhandled rejection.
+    early?.catch(() => undefined);
+    const { rows } = await this.deps.sql.query<WalletRow>(walletsRead, [merchantId]);
+    if (this.lastWallets.size >= MAX_REMEMBERED && !this.lastWallets.has(merchantId))
+      this.lastWallets.clear();
+    this.lastWallets.set(merchantId, rows);
+    return early && sameWallets(guess, rows) ? early : this.readWallets(rows);
+  }
+
+  private async readWallets(rows: WalletRow[]): Promise<{ wallet: string; balances: BalanceEntry[] }> {
     const byNetwork = new Map(rows.map((w) => [w.network, w.address]));
     const networks = this.deps.networks.list().filter((n) => byNetwork.has(n.id));
     if (networks.length === 0) throw unsupported('no settlement wallet is configured for this merchant');
@@ -111,4 +134,11 @@ export class BalanceService {
       .read(network.tokens.map((t) => ({ kind: 'balanceOf' as const, token: t.address, owner: wallet })));
     return results.map((r) => (r.ok ? { raw: r.value } : { raw: null, error: r.error }));
   }
+}
+
+/** The same wallets on the same networks, in any order. */
+function sameWallets(a: WalletRow[], b: WalletRow[]): boolean {
+  if (a.length !== b.length) return false;
+  const byNetwork = new Map(a.map((w) => [w.network, w.address]));
+  return b.every((w) => byNetwork.get(w.network) === w.address);
 }

@@ -152,11 +152,14 @@ export class MerchantService {
     await publish(em, credentialsChanged, [{ merchantId }]);
   }
 
-  /** Networks the merchant has a settlement wallet on (cached briefly: a hot path of every session read). */
-  async walletNetworks(em: EntityManager, merchantId: string): Promise<Set<string>> {
+  /**
+   * Networks the merchant has a settlement wallet on (cached briefly: a hot path of every session read).
+   * `em` may be a function forking one, called only when the cache has to be filled.
+   */
+  async walletNetworks(em: EntityManager | (() => EntityManager), merchantId: string): Promise<Set<string>> {
     const cached = this.walletNetworksCache.get(merchantId);
     if (cached && Date.now() - cached.at < WALLET_NETWORKS_CACHE_MS) return cached.networks;
-    const rows = await em
+    const rows = await (typeof em === 'function' ? em() : em)
       .getConnection()
       .execute<Array<{ network: string }>>('select network from settlement_wallets where merchant_id = ?', [
         merchantId,

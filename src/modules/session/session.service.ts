@@ -234,8 +234,7 @@ export class SessionService implements StepDeps {
     session: SessionState,
   ): Promise<StepResponse> {
     const inputs: ViewInputs = {};
-    if (session.step === 'network_select')
-      inputs.networks = await this.offeredNetworks(typeof em === 'function' ? em() : em, merchantId);
+    if (session.step === 'network_select') inputs.networks = await this.offeredNetworks(em, merchantId);
     if (session.network) {
       const network = this.deps.chains.network(session.network);
       inputs.network = network;
@@ -247,8 +246,14 @@ export class SessionService implements StepDeps {
     return renderStep(session, inputs);
   }
 
-  /** Networks the merchant can take a session deposit on: a router and a settlement wallet there. */
-  async offeredNetworks(em: EntityManager, merchantId: string): Promise<SessionNetwork[]> {
+  /**
+   * Networks the merchant can take a session deposit on: a router and a settlement wallet there.
+   * `em` may be a function forking one: the wallets are cached, and a poll should not pay for a fork.
+   */
+  async offeredNetworks(
+    em: EntityManager | (() => EntityManager),
+    merchantId: string,
+  ): Promise<SessionNetwork[]> {
     const has = await this.deps.merchants.walletNetworks(em, merchantId);
     return this.deps.chains.sessionNetworks().filter((n) => has.has(n.id));
   }
