@@ -69,7 +69,12 @@ it('npm start: says where the console is; npm run demo passes 20 times in a row 
   await run.until('devstack ready', 120_000);
   // It says where the operator console is, and the console is there.
   await run.until('"msg":"listening"', 10_000);
-  const listening = JSON.parse(run.output().split('\n').find((l) => l.includes('"msg":"listening"'))!);
+  const listening = JSON.parse(
+    run
+      .output()
+      .split('\n')
+      .find((l) => l.includes('"msg":"listening"'))!,
+  );
   const page = await fetch(listening.console);
   expect(page.status).toBe(200);
   expect(page.headers.get('content-type')).toMatch(/^text\/html/);
