@@ -3,6 +3,7 @@ import { graphql } from '../graphql.ts';
 import { useLive } from '../live.ts';
 import { BASE, Link } from '../router.ts';
 import { Amount, Facts, Failure, Id, Loading, Status, Time } from '../ui.tsx';
+import { DataTable } from './list.tsx';
 import { FAILURES } from './payout.tsx';
 
 const BatchQuery = graphql(`
@@ -72,44 +73,33 @@ export function BatchView({ id }: { id: string }) {
         ]}
       />
       <h2>Items</h2>
-      <table>
-        <caption class="sr-only">Items</caption>
-        <thead>
-          <tr>
-            <th scope="col">#</th>
-            <th scope="col">Payout</th>
-            <th scope="col">Recipient</th>
-            <th scope="col">Amount</th>
-            <th scope="col">State</th>
-            <th scope="col">Transaction</th>
-            <th scope="col">Block</th>
+      <DataTable
+        caption="Items"
+        columns={['#', 'Payout', 'Recipient', 'Amount', 'State', 'Transaction', 'Block']}
+      >
+        {b.items.map((p) => (
+          <tr key={p.id}>
+            <td>{p.batchIndex}</td>
+            <td>
+              <Link href={`${BASE}/payouts/${p.id}`}>{p.id}</Link>
+            </td>
+            <td>
+              <Id value={p.recipient} short />
+            </td>
+            <td>
+              <Amount value={p.amount} token={b.token} />
+            </td>
+            <td>
+              <Status value={p.status} />
+              {p.failureReason ? (
+                <div class="error-text small">{FAILURES[p.failureReason] ?? p.failureReason}</div>
+              ) : null}
+            </td>
+            <td>{p.txHash ? <Id value={p.txHash} short /> : <span class="muted">—</span>}</td>
+            <td>{p.executedBlock ?? '—'}</td>
           </tr>
-        </thead>
-        <tbody>
-          {b.items.map((p) => (
-            <tr key={p.id}>
-              <td>{p.batchIndex}</td>
-              <td>
-                <Link href={`${BASE}/payouts/${p.id}`}>{p.id}</Link>
-              </td>
-              <td>
-                <Id value={p.recipient} short />
-              </td>
-              <td>
-                <Amount value={p.amount} token={b.token} />
-              </td>
-              <td>
-                <Status value={p.status} />
-                {p.failureReason ? (
-                  <div class="error-text small">{FAILURES[p.failureReason] ?? p.failureReason}</div>
-                ) : null}
-              </td>
-              <td>{p.txHash ? <Id value={p.txHash} short /> : <span class="muted">—</span>}</td>
-              <td>{p.executedBlock ?? '—'}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </DataTable>
     </section>
   );
 }

@@ -3,6 +3,7 @@ import { graphql } from '../graphql.ts';
 import { useLoc } from '../router.ts';
 import { Amount, Empty, Failure, Id, Loading, Status, Time } from '../ui.tsx';
 import { Choice, Filters, Input, MerchantSelect, Pager } from './common.tsx';
+import { DataTable } from './list.tsx';
 import { SweepHolds } from './sweepholds.tsx';
 
 const Deposits = graphql(`
@@ -108,35 +109,26 @@ export function DepositsView() {
             <Empty>No address issued to this player.</Empty>
           ) : null}
           {addresses.data?.depositAddresses.length ? (
-            <table>
-              <caption class="sr-only">Addresses of player {q('player')}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Network</th>
-                  <th scope="col">Address</th>
-                  <th scope="col">Settles to</th>
-                  <th scope="col">On chain</th>
-                  <th scope="col">Issued</th>
+            <DataTable
+              caption={`Addresses of player ${q('player')}`}
+              columns={['Network', 'Address', 'Settles to', 'On chain', 'Issued']}
+            >
+              {addresses.data.depositAddresses.map((a) => (
+                <tr key={a.id}>
+                  <td>{a.network}</td>
+                  <td>
+                    <Id value={a.address} />
+                  </td>
+                  <td>
+                    <Id value={a.wallet} short />
+                  </td>
+                  <td>{a.deployed ? 'deployed' : 'not yet (first sweep deploys it)'}</td>
+                  <td>
+                    <Time at={a.createdAt} />
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {addresses.data.depositAddresses.map((a) => (
-                  <tr key={a.id}>
-                    <td>{a.network}</td>
-                    <td>
-                      <Id value={a.address} />
-                    </td>
-                    <td>
-                      <Id value={a.wallet} short />
-                    </td>
-                    <td>{a.deployed ? 'deployed' : 'not yet (first sweep deploys it)'}</td>
-                    <td>
-                      <Time at={a.createdAt} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </DataTable>
           ) : null}
         </div>
       ) : (
@@ -147,113 +139,84 @@ export function DepositsView() {
           <h2>Credits and fees</h2>
           {data.deposits.nodes.length === 0 ? <Empty>No deposit to a standing address matches.</Empty> : null}
           {data.deposits.nodes.length > 0 ? (
-            <table>
-              <caption class="sr-only">Deposits</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Deposit</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Amount</th>
-                  <th scope="col">Fee</th>
-                  <th scope="col">Credited</th>
-                  <th scope="col">Player</th>
-                  <th scope="col">Transaction</th>
-                  <th scope="col">Swept</th>
+            <DataTable
+              caption="Deposits"
+              columns={['Deposit', 'Status', 'Amount', 'Fee', 'Credited', 'Player', 'Transaction', 'Swept']}
+            >
+              {data.deposits.nodes.map((d) => (
+                <tr key={d.id}>
+                  <td>
+                    <Id value={d.id} short />
+                    <div class="small muted">{d.network}</div>
+                  </td>
+                  <td>
+                    <Status value={d.status} />
+                  </td>
+                  <td>
+                    <Amount value={d.amount} token={d.token} />
+                  </td>
+                  <td>
+                    <Amount value={d.fee} token={d.token} />
+                  </td>
+                  <td>
+                    <Amount value={d.credited} token={d.token} /> <Time at={d.creditedAt} />
+                  </td>
+                  <td>{d.playerId}</td>
+                  <td>
+                    <Id value={d.txHash} short /> <span class="small">#{d.block}</span>
+                  </td>
+                  <td>{d.sweepId ? <Time at={d.sweptAt} /> : <span class="muted">not yet</span>}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {data.deposits.nodes.map((d) => (
-                  <tr key={d.id}>
-                    <td>
-                      <Id value={d.id} short />
-                      <div class="small muted">{d.network}</div>
-                    </td>
-                    <td>
-                      <Status value={d.status} />
-                    </td>
-                    <td>
-                      <Amount value={d.amount} token={d.token} />
-                    </td>
-                    <td>
-                      <Amount value={d.fee} token={d.token} />
-                    </td>
-                    <td>
-                      <Amount value={d.credited} token={d.token} /> <Time at={d.creditedAt} />
-                    </td>
-                    <td>{d.playerId}</td>
-                    <td>
-                      <Id value={d.txHash} short /> <span class="small">#{d.block}</span>
-                    </td>
-                    <td>{d.sweepId ? <Time at={d.sweptAt} /> : <span class="muted">not yet</span>}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </DataTable>
           ) : null}
           <Pager loc={loc} page={data.deposits} />
           <SweepHolds />
           <h2>Sweeps</h2>
           {data.sweeps.nodes.length === 0 ? <Empty>No sweep has run yet.</Empty> : null}
           {data.sweeps.nodes.length > 0 ? (
-            <table>
-              <caption class="sr-only">Sweeps</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Sweep</th>
-                  <th scope="col">Network</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Items</th>
-                  <th scope="col">Transaction</th>
-                  <th scope="col">Created</th>
+            <DataTable
+              caption="Sweeps"
+              columns={['Sweep', 'Network', 'Status', 'Items', 'Transaction', 'Created']}
+            >
+              {data.sweeps.nodes.map((s) => (
+                <tr key={s.id} class={s.status === 'failed' ? 'attention' : undefined}>
+                  <td>
+                    <Id value={s.id} short />
+                  </td>
+                  <td>{s.network}</td>
+                  <td>
+                    <Status value={s.status} />
+                    {s.lastError ? <div class="error-text small">{s.lastError}</div> : null}
+                  </td>
+                  <td>{s.items}</td>
+                  <td>{s.txHash ? <Id value={s.txHash} short /> : <span class="muted">—</span>}</td>
+                  <td>
+                    <Time at={s.createdAt} />
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {data.sweeps.nodes.map((s) => (
-                  <tr key={s.id} class={s.status === 'failed' ? 'attention' : undefined}>
-                    <td>
-                      <Id value={s.id} short />
-                    </td>
-                    <td>{s.network}</td>
-                    <td>
-                      <Status value={s.status} />
-                      {s.lastError ? <div class="error-text small">{s.lastError}</div> : null}
-                    </td>
-                    <td>{s.items}</td>
-                    <td>{s.txHash ? <Id value={s.txHash} short /> : <span class="muted">—</span>}</td>
-                    <td>
-                      <Time at={s.createdAt} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </DataTable>
           ) : null}
           {data.sweepTotals.length > 0 ? (
-            <table>
-              <caption>Swept so far</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Network</th>
-                  <th scope="col">Sweeps</th>
-                  <th scope="col">To settlement wallets</th>
-                  <th scope="col">Fees</th>
+            <DataTable
+              caption="Swept so far"
+              showCaption
+              columns={['Network', 'Sweeps', 'To settlement wallets', 'Fees']}
+            >
+              {data.sweepTotals.map((t) => (
+                <tr key={`${t.network}/${t.token}`}>
+                  <td>{t.network}</td>
+                  <td>{t.sweeps}</td>
+                  <td>
+                    <Amount value={t.swept} token={t.token} />
+                  </td>
+                  <td>
+                    <Amount value={t.fees} token={t.token} />
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {data.sweepTotals.map((t) => (
-                  <tr key={`${t.network}/${t.token}`}>
-                    <td>{t.network}</td>
-                    <td>{t.sweeps}</td>
-                    <td>
-                      <Amount value={t.swept} token={t.token} />
-                    </td>
-                    <td>
-                      <Amount value={t.fees} token={t.token} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </DataTable>
           ) : null}
         </div>
       ) : null}

@@ -4,6 +4,7 @@ import { graphql } from '../graphql.ts';
 import { field } from '../live.ts';
 import { BASE, Link } from '../router.ts';
 import { ChangeButton, Empty, Facts, Failure, Id, Loading, Outcome, Status, Time } from '../ui.tsx';
+import { DataTable } from './list.tsx';
 
 const MerchantQuery = graphql(`
   query Merchant($id: ID!) {
@@ -165,28 +166,19 @@ export function MerchantView({ id }: { id: string }) {
           No settlement wallet: this merchant cannot take deposits yet. Add one per network below.
         </Empty>
       ) : (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Network</th>
-              <th scope="col">Address</th>
-              <th scope="col">Updated</th>
+        <DataTable columns={['Network', 'Address', 'Updated']}>
+          {m.settlementWallets.map((w) => (
+            <tr key={w.network}>
+              <td>{w.network}</td>
+              <td>
+                <Id value={w.address} />
+              </td>
+              <td>
+                <Time at={w.updatedAt} />
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {m.settlementWallets.map((w) => (
-              <tr key={w.network}>
-                <td>{w.network}</td>
-                <td>
-                  <Id value={w.address} />
-                </td>
-                <td>
-                  <Time at={w.updatedAt} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
       )}
       <form
         class="inline"
@@ -223,50 +215,37 @@ export function MerchantView({ id }: { id: string }) {
       ) : null}
       {m.apiKeys.length === 0 ? <Empty>No API keys. Issue one for the merchant's server below.</Empty> : null}
       {m.apiKeys.length > 0 ? (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Key</th>
-              <th scope="col">Label</th>
-              <th scope="col">State</th>
-              <th scope="col">Created</th>
-              <th scope="col">
-                <span class="sr-only">Actions</span>
-              </th>
+        <DataTable columns={['Key', 'Label', 'State', 'Created', { label: 'Actions', hidden: true }]}>
+          {m.apiKeys.map((k) => (
+            <tr key={k.id}>
+              <td>
+                <Id value={k.id} />
+              </td>
+              <td>{k.label ?? <span class="muted">—</span>}</td>
+              <td>
+                <Status value={k.active ? 'active' : 'revoked'} />{' '}
+                {k.revokedAt ? <Time at={k.revokedAt} /> : null}
+              </td>
+              <td>
+                <Time at={k.createdAt} />
+              </td>
+              <td>
+                {k.active ? (
+                  <ChangeButton
+                    busy={revoked.fetching}
+                    onClick={async () => {
+                      if (!confirm(`Revoke ${k.id}? Requests signed with it are refused at once.`)) return;
+                      await revoke({ keyId: k.id });
+                      reload();
+                    }}
+                  >
+                    Revoke {k.label ?? k.id}
+                  </ChangeButton>
+                ) : null}
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {m.apiKeys.map((k) => (
-              <tr key={k.id}>
-                <td>
-                  <Id value={k.id} />
-                </td>
-                <td>{k.label ?? <span class="muted">—</span>}</td>
-                <td>
-                  <Status value={k.active ? 'active' : 'revoked'} />{' '}
-                  {k.revokedAt ? <Time at={k.revokedAt} /> : null}
-                </td>
-                <td>
-                  <Time at={k.createdAt} />
-                </td>
-                <td>
-                  {k.active ? (
-                    <ChangeButton
-                      busy={revoked.fetching}
-                      onClick={async () => {
-                        if (!confirm(`Revoke ${k.id}? Requests signed with it are refused at once.`)) return;
-                        await revoke({ keyId: k.id });
-                        reload();
-                      }}
-                    >
-                      Revoke {k.label ?? k.id}
-                    </ChangeButton>
-                  ) : null}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
       ) : null}
       <Outcome error={revoked.error} />
       <form

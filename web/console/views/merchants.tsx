@@ -2,6 +2,7 @@ import { useMutation, useQuery } from '@urql/preact';
 import { graphql } from '../graphql.ts';
 import { BASE, Link, navigate } from '../router.ts';
 import { ChangeButton, Empty, Failure, Id, Loading, Outcome, Time } from '../ui.tsx';
+import { DataTable } from './list.tsx';
 
 const Merchants = graphql(`
   query Merchants {
@@ -36,36 +37,23 @@ export function MerchantsView() {
         <Empty>No merchants yet. Create the first one below.</Empty>
       ) : null}
       {data && data.merchants.length > 0 ? (
-        <table>
-          <caption class="sr-only">Merchants</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Id</th>
-              <th scope="col">Webhooks</th>
-              <th scope="col">Created</th>
+        <DataTable caption="Merchants" columns={['Name', 'Id', 'Webhooks', 'Created']}>
+          {data.merchants.map((m) => (
+            <tr key={m.id}>
+              <td>
+                <Link href={`${BASE}/merchants/${m.id}`}>{m.displayName ?? m.name}</Link>
+                {m.displayName ? <span class="muted"> ({m.name})</span> : null}
+              </td>
+              <td>
+                <Id value={m.id} />
+              </td>
+              <td>{m.webhookUrl ? (m.webhooksEnabled ? m.webhookUrl : `off — ${m.webhookUrl}`) : 'none'}</td>
+              <td>
+                <Time at={m.createdAt} />
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {data.merchants.map((m) => (
-              <tr key={m.id}>
-                <td>
-                  <Link href={`${BASE}/merchants/${m.id}`}>{m.displayName ?? m.name}</Link>
-                  {m.displayName ? <span class="muted"> ({m.name})</span> : null}
-                </td>
-                <td>
-                  <Id value={m.id} />
-                </td>
-                <td>
-                  {m.webhookUrl ? (m.webhooksEnabled ? m.webhookUrl : `off — ${m.webhookUrl}`) : 'none'}
-                </td>
-                <td>
-                  <Time at={m.createdAt} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
       ) : null}
       <h2>New merchant</h2>
       <form

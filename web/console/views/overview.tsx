@@ -5,6 +5,7 @@ import { graphql } from '../graphql.ts';
 import { useLive } from '../live.ts';
 import { BASE, Link } from '../router.ts';
 import { Amount, Empty, Failure, Loading } from '../ui.tsx';
+import { DataTable } from './list.tsx';
 import { Tick } from './system.tsx';
 
 const OverviewQuery = graphql(`
@@ -147,39 +148,36 @@ export function OverviewView() {
       {activity.length === 0 ? (
         <Empty>No deposit, credit or payout completed in the last 7 days.</Empty>
       ) : (
-        <table>
-          <caption class="sr-only">Activity per network and token</caption>
-          <thead>
-            <tr>
-              <th scope="col">Network</th>
-              <th scope="col">Token</th>
-              <th scope="col">Window</th>
-              <th scope="col">Deposits completed</th>
-              <th scope="col">Standing-address credits</th>
-              <th scope="col">Payouts paid</th>
-              <th scope="col">Payouts failed</th>
+        <DataTable
+          caption="Activity per network and token"
+          columns={[
+            'Network',
+            'Token',
+            'Window',
+            'Deposits completed',
+            'Standing-address credits',
+            'Payouts paid',
+            'Payouts failed',
+          ]}
+        >
+          {activity.map((a) => (
+            <tr key={`${a.network}/${a.token}/${a.window}`}>
+              <td>{a.network}</td>
+              <td>{a.token}</td>
+              <td>{a.window === 'today' ? 'Today (UTC)' : 'Last 7 days'}</td>
+              <td>
+                {a.depositsCompleted} · <Amount value={a.depositsAmount} token={a.token} />
+              </td>
+              <td>
+                {a.credits} · <Amount value={a.creditsAmount} token={a.token} />
+              </td>
+              <td>
+                {a.payoutsPaid} · <Amount value={a.payoutsAmount} token={a.token} />
+              </td>
+              <td class={a.payoutsFailed > 0 ? 'error-text' : undefined}>{a.payoutsFailed}</td>
             </tr>
-          </thead>
-          <tbody>
-            {activity.map((a) => (
-              <tr key={`${a.network}/${a.token}/${a.window}`}>
-                <td>{a.network}</td>
-                <td>{a.token}</td>
-                <td>{a.window === 'today' ? 'Today (UTC)' : 'Last 7 days'}</td>
-                <td>
-                  {a.depositsCompleted} · <Amount value={a.depositsAmount} token={a.token} />
-                </td>
-                <td>
-                  {a.credits} · <Amount value={a.creditsAmount} token={a.token} />
-                </td>
-                <td>
-                  {a.payoutsPaid} · <Amount value={a.payoutsAmount} token={a.token} />
-                </td>
-                <td class={a.payoutsFailed > 0 ? 'error-text' : undefined}>{a.payoutsFailed}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
       )}
       <h2>Deposit volume, last 14 days</h2>
       {chart.series.length === 0 ? (

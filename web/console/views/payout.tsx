@@ -3,6 +3,7 @@ import { graphql } from '../graphql.ts';
 import { useLive } from '../live.ts';
 import { BASE, Link } from '../router.ts';
 import { Amount, Empty, Facts, Failure, Id, Loading, Status, Time } from '../ui.tsx';
+import { DataTable } from './list.tsx';
 import { DeliveryTable } from './webhooks.tsx';
 
 const PayoutQuery = graphql(`
@@ -127,36 +128,24 @@ export function PayoutView({ id }: { id: string }) {
             {r.lastError ? <span class="error-text"> — {r.lastError}</span> : null}
           </p>
           {r.transactions.length > 0 ? (
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Transaction</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Nonce</th>
-                  <th scope="col">Block</th>
-                  <th scope="col">Sent</th>
+            <DataTable columns={['Transaction', 'Kind', 'State', 'Nonce', 'Block', 'Sent']}>
+              {r.transactions.map((t) => (
+                <tr key={t.hash}>
+                  <td>
+                    <Id value={t.hash} short />
+                  </td>
+                  <td>{t.kind}</td>
+                  <td>
+                    <Status value={t.status} />
+                  </td>
+                  <td>{t.nonce ?? '—'}</td>
+                  <td>{t.minedBlock ?? '—'}</td>
+                  <td>
+                    <Time at={t.sentAt ?? t.createdAt} />
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {r.transactions.map((t) => (
-                  <tr key={t.hash}>
-                    <td>
-                      <Id value={t.hash} short />
-                    </td>
-                    <td>{t.kind}</td>
-                    <td>
-                      <Status value={t.status} />
-                    </td>
-                    <td>{t.nonce ?? '—'}</td>
-                    <td>{t.minedBlock ?? '—'}</td>
-                    <td>
-                      <Time at={t.sentAt ?? t.createdAt} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </DataTable>
           ) : null}
         </div>
       ))}

@@ -4,6 +4,7 @@ import { useLive } from '../live.ts';
 import { BASE, Link, useLoc } from '../router.ts';
 import { Amount, Empty, Failure, Id, Loading, Status, Time } from '../ui.tsx';
 import { Choice, dayBound, Filters, Input, MerchantSelect, Pager } from './common.tsx';
+import { DataTable } from './list.tsx';
 
 const Payouts = graphql(`
   query Payouts($filter: PayoutFilter, $after: String) {
@@ -109,48 +110,37 @@ export function PayoutsView() {
         <Empty>No payout matches. Clear the filters, or create one through the API.</Empty>
       ) : null}
       {page && page.nodes.length > 0 ? (
-        <table>
-          <caption class="sr-only">Payouts</caption>
-          <thead>
-            <tr>
-              <th scope="col">Payout</th>
-              <th scope="col">Status</th>
-              <th scope="col">Amount</th>
-              <th scope="col">Network</th>
-              <th scope="col">Recipient</th>
-              <th scope="col">Why</th>
-              <th scope="col">Created</th>
+        <DataTable
+          caption="Payouts"
+          columns={['Payout', 'Status', 'Amount', 'Network', 'Recipient', 'Why', 'Created']}
+        >
+          {page.nodes.map((p) => (
+            <tr key={p.id} data-payout={p.id}>
+              <td>
+                <Link href={`${BASE}/payouts/${p.id}`}>{p.id}</Link>
+                {p.batchId ? (
+                  <div class="small">
+                    in <Link href={`${BASE}/batches/${p.batchId}`}>{p.batchId}</Link>
+                  </div>
+                ) : null}
+              </td>
+              <td>
+                <Status value={p.status} />
+              </td>
+              <td>
+                <Amount value={p.amount} token={p.token} />
+              </td>
+              <td>{p.network}</td>
+              <td>
+                <Id value={p.recipient} short />
+              </td>
+              <td>{p.failureReason ?? p.relayNote ?? <span class="muted">—</span>}</td>
+              <td>
+                <Time at={p.createdAt} />
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {page.nodes.map((p) => (
-              <tr key={p.id} data-payout={p.id}>
-                <td>
-                  <Link href={`${BASE}/payouts/${p.id}`}>{p.id}</Link>
-                  {p.batchId ? (
-                    <div class="small">
-                      in <Link href={`${BASE}/batches/${p.batchId}`}>{p.batchId}</Link>
-                    </div>
-                  ) : null}
-                </td>
-                <td>
-                  <Status value={p.status} />
-                </td>
-                <td>
-                  <Amount value={p.amount} token={p.token} />
-                </td>
-                <td>{p.network}</td>
-                <td>
-                  <Id value={p.recipient} short />
-                </td>
-                <td>{p.failureReason ?? p.relayNote ?? <span class="muted">—</span>}</td>
-                <td>
-                  <Time at={p.createdAt} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
       ) : null}
       <Pager loc={loc} page={page} />
       <h2>Batches</h2>
@@ -158,39 +148,26 @@ export function PayoutsView() {
         <Empty>No batch payouts yet.</Empty>
       ) : null}
       {batches.data && batches.data.payoutBatches.nodes.length > 0 ? (
-        <table>
-          <caption class="sr-only">Batches</caption>
-          <thead>
-            <tr>
-              <th scope="col">Batch</th>
-              <th scope="col">Status</th>
-              <th scope="col">Items</th>
-              <th scope="col">Total</th>
-              <th scope="col">Network</th>
-              <th scope="col">Created</th>
+        <DataTable caption="Batches" columns={['Batch', 'Status', 'Items', 'Total', 'Network', 'Created']}>
+          {batches.data.payoutBatches.nodes.map(({ batch: b }) => (
+            <tr key={b.id}>
+              <td>
+                <Link href={`${BASE}/batches/${b.id}`}>{b.id}</Link>
+              </td>
+              <td>
+                <Status value={b.status} />
+              </td>
+              <td>{b.items.length}</td>
+              <td>
+                <Amount value={b.total} token={b.token} />
+              </td>
+              <td>{b.network}</td>
+              <td>
+                <Time at={b.createdAt} />
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {batches.data.payoutBatches.nodes.map(({ batch: b }) => (
-              <tr key={b.id}>
-                <td>
-                  <Link href={`${BASE}/batches/${b.id}`}>{b.id}</Link>
-                </td>
-                <td>
-                  <Status value={b.status} />
-                </td>
-                <td>{b.items.length}</td>
-                <td>
-                  <Amount value={b.total} token={b.token} />
-                </td>
-                <td>{b.network}</td>
-                <td>
-                  <Time at={b.createdAt} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
       ) : null}
     </section>
   );

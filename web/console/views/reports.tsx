@@ -5,6 +5,7 @@ import { graphql } from '../graphql.ts';
 import { BASE, Link, useLoc } from '../router.ts';
 import { Amount, Empty, Failure, Id, Loading, Time } from '../ui.tsx';
 import { Filters, Input, MerchantSelect } from './common.tsx';
+import { DataTable } from './list.tsx';
 
 const Report = graphql(`
   query Report($merchantId: ID!, $from: String!, $to: String!) {
@@ -109,57 +110,42 @@ export function ReportsView() {
           {report.totals.length === 0 ? (
             <Empty>No money moved for this merchant up to the end of this period.</Empty>
           ) : (
-            <table>
-              <caption class="sr-only">Totals per network and token</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Network</th>
-                  <th scope="col">Token</th>
-                  <th scope="col" class="num">
-                    Opening
-                  </th>
-                  <th scope="col" class="num">
-                    In
-                  </th>
-                  <th scope="col" class="num">
-                    Fees
-                  </th>
-                  <th scope="col" class="num">
-                    Out
-                  </th>
-                  <th scope="col" class="num">
-                    Closing
-                  </th>
-                  <th scope="col" class="num">
-                    Movements
-                  </th>
+            <DataTable
+              caption="Totals per network and token"
+              columns={[
+                'Network',
+                'Token',
+                { label: 'Opening', class: 'num' },
+                { label: 'In', class: 'num' },
+                { label: 'Fees', class: 'num' },
+                { label: 'Out', class: 'num' },
+                { label: 'Closing', class: 'num' },
+                { label: 'Movements', class: 'num' },
+              ]}
+            >
+              {report.totals.map((t) => (
+                <tr key={`${t.network}/${t.token}`}>
+                  <td>{t.network}</td>
+                  <td>{t.token}</td>
+                  <td class="num">
+                    <Amount value={t.opening} />
+                  </td>
+                  <td class="num">
+                    <Amount value={t.amountIn} />
+                  </td>
+                  <td class="num">
+                    <Amount value={t.fee} />
+                  </td>
+                  <td class="num">
+                    <Amount value={t.amountOut} />
+                  </td>
+                  <td class="num">
+                    <Amount value={t.closing} token={t.token} />
+                  </td>
+                  <td class="num">{t.movements}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {report.totals.map((t) => (
-                  <tr key={`${t.network}/${t.token}`}>
-                    <td>{t.network}</td>
-                    <td>{t.token}</td>
-                    <td class="num">
-                      <Amount value={t.opening} />
-                    </td>
-                    <td class="num">
-                      <Amount value={t.amountIn} />
-                    </td>
-                    <td class="num">
-                      <Amount value={t.fee} />
-                    </td>
-                    <td class="num">
-                      <Amount value={t.amountOut} />
-                    </td>
-                    <td class="num">
-                      <Amount value={t.closing} token={t.token} />
-                    </td>
-                    <td class="num">{t.movements}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </DataTable>
           )}
           <h2>Movements</h2>
           {report.truncated ? (
@@ -167,55 +153,46 @@ export function ReportsView() {
           ) : null}
           {report.rows.length === 0 ? <Empty>No movement in this period.</Empty> : null}
           {report.rows.length > 0 ? (
-            <table>
-              <caption class="sr-only">Movements</caption>
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col">Object</th>
-                  <th scope="col">Network</th>
-                  <th scope="col" class="num">
-                    In
-                  </th>
-                  <th scope="col" class="num">
-                    Fee
-                  </th>
-                  <th scope="col" class="num">
-                    Out
-                  </th>
-                  <th scope="col">Transaction</th>
+            <DataTable
+              caption="Movements"
+              columns={[
+                'When',
+                'Kind',
+                'Object',
+                'Network',
+                { label: 'In', class: 'num' },
+                { label: 'Fee', class: 'num' },
+                { label: 'Out', class: 'num' },
+                'Transaction',
+              ]}
+            >
+              {report.rows.map((r) => (
+                <tr key={`${r.kind}/${r.objectId}`}>
+                  <td>
+                    <Time at={r.occurredAt} />
+                  </td>
+                  <td>{r.kind}</td>
+                  <td>
+                    {OBJECT_PATH[r.objectType] ? (
+                      <Link href={`${BASE}/${OBJECT_PATH[r.objectType]}/${r.objectId}`}>{r.objectId}</Link>
+                    ) : (
+                      <Id value={r.objectId} short />
+                    )}
+                  </td>
+                  <td>{r.network}</td>
+                  <td class="num">
+                    <Amount value={r.amountIn} token={r.token} />
+                  </td>
+                  <td class="num">
+                    <Amount value={r.fee} token={r.token} />
+                  </td>
+                  <td class="num">
+                    <Amount value={r.amountOut} token={r.token} />
+                  </td>
+                  <td>{r.txHash ? <Id value={r.txHash} short /> : <span class="muted">—</span>}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {report.rows.map((r) => (
-                  <tr key={`${r.kind}/${r.objectId}`}>
-                    <td>
-                      <Time at={r.occurredAt} />
-                    </td>
-                    <td>{r.kind}</td>
-                    <td>
-                      {OBJECT_PATH[r.objectType] ? (
-                        <Link href={`${BASE}/${OBJECT_PATH[r.objectType]}/${r.objectId}`}>{r.objectId}</Link>
-                      ) : (
-                        <Id value={r.objectId} short />
-                      )}
-                    </td>
-                    <td>{r.network}</td>
-                    <td class="num">
-                      <Amount value={r.amountIn} token={r.token} />
-                    </td>
-                    <td class="num">
-                      <Amount value={r.fee} token={r.token} />
-                    </td>
-                    <td class="num">
-                      <Amount value={r.amountOut} token={r.token} />
-                    </td>
-                    <td>{r.txHash ? <Id value={r.txHash} short /> : <span class="muted">—</span>}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </DataTable>
           ) : null}
         </div>
       ) : null}

@@ -3,6 +3,7 @@ import { graphql, type ResultOf } from '../graphql.ts';
 import { useLive } from '../live.ts';
 import { BASE, Link } from '../router.ts';
 import { Amount, Empty, Facts, Failure, Id, Loading, Status, Time } from '../ui.tsx';
+import { DataTable } from './list.tsx';
 import { DeliveryTable } from './webhooks.tsx';
 
 const SessionQuery = graphql(`
@@ -139,51 +140,42 @@ function History({ entries }: { entries: readonly Entry[] }) {
   if (entries.length === 0)
     return <Empty>No changes recorded: the session is older than the step history.</Empty>;
   return (
-    <table class="history">
-      <caption class="sr-only">Step history</caption>
-      <thead>
-        <tr>
-          <th scope="col">When</th>
-          <th scope="col">Change</th>
-          <th scope="col">Step</th>
-          <th scope="col">Status</th>
-          <th scope="col">By</th>
-          <th scope="col">Transaction</th>
+    <DataTable
+      caption="Step history"
+      class="history"
+      columns={['When', 'Change', 'Step', 'Status', 'By', 'Transaction']}
+    >
+      {entries.map((h) => (
+        <tr key={h.version} data-version={h.version}>
+          <td>
+            <Time at={h.at} />
+          </td>
+          <td>
+            {CHANGES[h.kind] ?? h.kind}
+            {h.failureReason ? `: ${h.failureReason}` : null}
+          </td>
+          <td>{h.fromStep && h.fromStep !== h.toStep ? `${h.fromStep} → ${h.toStep}` : h.toStep}</td>
+          <td>
+            {h.fromStatus && h.fromStatus !== h.toStatus ? (
+              <>
+                <Status value={h.fromStatus} /> → <Status value={h.toStatus} />
+              </>
+            ) : (
+              <Status value={h.toStatus} />
+            )}
+          </td>
+          <td>
+            {CAUSES[h.cause]}
+            {h.actor ? (
+              <>
+                {' '}
+                <Id value={h.actor} short />
+              </>
+            ) : null}
+          </td>
+          <td>{h.txHash ? <Id value={h.txHash} short /> : null}</td>
         </tr>
-      </thead>
-      <tbody>
-        {entries.map((h) => (
-          <tr key={h.version} data-version={h.version}>
-            <td>
-              <Time at={h.at} />
-            </td>
-            <td>
-              {CHANGES[h.kind] ?? h.kind}
-              {h.failureReason ? `: ${h.failureReason}` : null}
-            </td>
-            <td>{h.fromStep && h.fromStep !== h.toStep ? `${h.fromStep} → ${h.toStep}` : h.toStep}</td>
-            <td>
-              {h.fromStatus && h.fromStatus !== h.toStatus ? (
-                <>
-                  <Status value={h.fromStatus} /> → <Status value={h.toStatus} />
-                </>
-              ) : (
-                <Status value={h.toStatus} />
-              )}
-            </td>
-            <td>
-              {CAUSES[h.cause]}
-              {h.actor ? (
-                <>
-                  {' '}
-                  <Id value={h.actor} short />
-                </>
-              ) : null}
-            </td>
-            <td>{h.txHash ? <Id value={h.txHash} short /> : null}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+      ))}
+    </DataTable>
   );
 }

@@ -4,6 +4,7 @@ import { useLive } from '../live.ts';
 import { BASE, Link, useLoc } from '../router.ts';
 import { Amount, Empty, Failure, Id, Loading, Status, Time } from '../ui.tsx';
 import { Choice, dayBound, Filters, Input, MerchantSelect, Pager } from './common.tsx';
+import { DataTable } from './list.tsx';
 import { UnmatchedPayments } from './unmatched.tsx';
 
 const Sessions = graphql(`
@@ -91,43 +92,31 @@ export function SessionsView() {
         </Empty>
       ) : null}
       {page && page.nodes.length > 0 ? (
-        <table>
-          <caption class="sr-only">Sessions</caption>
-          <thead>
-            <tr>
-              <th scope="col">Session</th>
-              <th scope="col">Status</th>
-              <th scope="col">Step</th>
-              <th scope="col">Amount</th>
-              <th scope="col">Network</th>
-              <th scope="col">Order</th>
-              <th scope="col">Player</th>
-              <th scope="col">Created</th>
+        <DataTable
+          caption="Sessions"
+          columns={['Session', 'Status', 'Step', 'Amount', 'Network', 'Order', 'Player', 'Created']}
+        >
+          {page.nodes.map((s) => (
+            <tr key={s.id} data-session={s.id}>
+              <td>
+                <Link href={`${BASE}/sessions/${s.id}`}>{s.id}</Link>
+              </td>
+              <td>
+                <Status value={s.status} />
+              </td>
+              <td>{s.step}</td>
+              <td>
+                <Amount value={s.amount} token={s.token} />
+              </td>
+              <td>{s.network ?? <span class="muted">—</span>}</td>
+              <td>{s.externalOrderId ? <Id value={s.externalOrderId} /> : <span class="muted">—</span>}</td>
+              <td>{s.playerId ?? <span class="muted">—</span>}</td>
+              <td>
+                <Time at={s.createdAt} />
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {page.nodes.map((s) => (
-              <tr key={s.id} data-session={s.id}>
-                <td>
-                  <Link href={`${BASE}/sessions/${s.id}`}>{s.id}</Link>
-                </td>
-                <td>
-                  <Status value={s.status} />
-                </td>
-                <td>{s.step}</td>
-                <td>
-                  <Amount value={s.amount} token={s.token} />
-                </td>
-                <td>{s.network ?? <span class="muted">—</span>}</td>
-                <td>{s.externalOrderId ? <Id value={s.externalOrderId} /> : <span class="muted">—</span>}</td>
-                <td>{s.playerId ?? <span class="muted">—</span>}</td>
-                <td>
-                  <Time at={s.createdAt} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
       ) : null}
       <Pager loc={loc} page={page} />
       <UnmatchedPayments loc={loc} />

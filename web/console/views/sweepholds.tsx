@@ -1,6 +1,7 @@
 import { useMutation, useQuery } from '@urql/preact';
 import { graphql } from '../graphql.ts';
 import { Amount, ChangeButton, Empty, Failure, Id, Outcome, Time } from '../ui.tsx';
+import { DataTable } from './list.tsx';
 
 const Holds = graphql(`
   query SweepHolds {
@@ -47,46 +48,35 @@ export function SweepHolds() {
         <Empty>No forwarder is failing to sweep: every credited deposit moves on the next sweep.</Empty>
       ) : null}
       {data && data.sweepHolds.length > 0 ? (
-        <table>
-          <caption class="sr-only">Forwarders whose sweeps failed</caption>
-          <thead>
-            <tr>
-              <th scope="col">Forwarder</th>
-              <th scope="col">Waiting</th>
-              <th scope="col">Reason</th>
-              <th scope="col">Attempts</th>
-              <th scope="col">Next attempt</th>
-              <th scope="col">Parked</th>
-              <th scope="col">Retry</th>
+        <DataTable
+          caption="Forwarders whose sweeps failed"
+          columns={['Forwarder', 'Waiting', 'Reason', 'Attempts', 'Next attempt', 'Parked', 'Retry']}
+        >
+          {data.sweepHolds.map((h) => (
+            <tr
+              key={`${h.network}/${h.address}/${h.token}`}
+              data-hold={h.address}
+              class={h.parked ? 'attention' : undefined}
+            >
+              <td>
+                <Id value={h.address} short />
+                <div class="small muted">
+                  {h.network} · player {h.playerId}
+                </div>
+              </td>
+              <td>
+                {h.deposits} · <Amount value={h.credited} token={h.token} />
+              </td>
+              <td class="error-text">{h.reason}</td>
+              <td>{h.attempts}</td>
+              <td>{h.parked ? <span class="muted">only on retry</span> : <Time at={h.nextAttemptAt} />}</td>
+              <td>{h.parked ? <Time at={h.parkedAt} /> : <span class="muted">no</span>}</td>
+              <td>
+                <RetryButton network={h.network} address={h.address} token={h.token} done={reload} />
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {data.sweepHolds.map((h) => (
-              <tr
-                key={`${h.network}/${h.address}/${h.token}`}
-                data-hold={h.address}
-                class={h.parked ? 'attention' : undefined}
-              >
-                <td>
-                  <Id value={h.address} short />
-                  <div class="small muted">
-                    {h.network} · player {h.playerId}
-                  </div>
-                </td>
-                <td>
-                  {h.deposits} · <Amount value={h.credited} token={h.token} />
-                </td>
-                <td class="error-text">{h.reason}</td>
-                <td>{h.attempts}</td>
-                <td>{h.parked ? <span class="muted">only on retry</span> : <Time at={h.nextAttemptAt} />}</td>
-                <td>{h.parked ? <Time at={h.parkedAt} /> : <span class="muted">no</span>}</td>
-                <td>
-                  <RetryButton network={h.network} address={h.address} token={h.token} done={reload} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
       ) : null}
     </section>
   );

@@ -2,6 +2,7 @@ import { useQuery } from '@urql/preact';
 import { graphql } from '../graphql.ts';
 import { useLive } from '../live.ts';
 import { Amount, Empty, Failure, Id, Loading, Time } from '../ui.tsx';
+import { DataTable } from './list.tsx';
 
 const SystemQuery = graphql(`
   query System {
@@ -87,119 +88,82 @@ export function SystemView() {
           No chain follower has run yet: start the worker (npm run worker, or npm start runs one).
         </Empty>
       ) : (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Network</th>
-              <th scope="col">Stream</th>
-              <th scope="col">Head</th>
-              <th scope="col">Final</th>
-              <th scope="col">Cursor</th>
-              <th scope="col">Lag</th>
-              <th scope="col">Owner</th>
-              <th scope="col">Last tick</th>
+        <DataTable columns={['Network', 'Stream', 'Head', 'Final', 'Cursor', 'Lag', 'Owner', 'Last tick']}>
+          {data.chainFollowers.map((f) => (
+            <tr
+              key={`${f.network}/${f.stream}`}
+              class={(f.lagBlocks ?? 0) > 20 || f.nodeProblem ? 'attention' : undefined}
+            >
+              <td>{f.network}</td>
+              <td>{f.stream}</td>
+              <td>{f.headBlock ?? '—'}</td>
+              <td>
+                {f.finalizedBlock ?? '—'}
+                {f.nodeFinalizedBlock !== null && f.nodeFinalizedBlock !== f.finalizedBlock ? (
+                  <div class="small muted">node: {f.nodeFinalizedBlock}</div>
+                ) : null}
+              </td>
+              <td>{f.cursorBlock}</td>
+              <td>
+                {f.lagBlocks ?? '—'} blocks{f.lagSeconds !== null ? `, ${f.lagSeconds} s` : ''}
+              </td>
+              <td>{f.owner ? <Id value={f.owner} short /> : <span class="muted">nobody</span>}</td>
+              <td>
+                <Time at={f.tickedAt} />
+                {f.nodeProblem ? <div class="error-text small">node problem</div> : null}
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {data.chainFollowers.map((f) => (
-              <tr
-                key={`${f.network}/${f.stream}`}
-                class={(f.lagBlocks ?? 0) > 20 || f.nodeProblem ? 'attention' : undefined}
-              >
-                <td>{f.network}</td>
-                <td>{f.stream}</td>
-                <td>{f.headBlock ?? '—'}</td>
-                <td>
-                  {f.finalizedBlock ?? '—'}
-                  {f.nodeFinalizedBlock !== null && f.nodeFinalizedBlock !== f.finalizedBlock ? (
-                    <div class="small muted">node: {f.nodeFinalizedBlock}</div>
-                  ) : null}
-                </td>
-                <td>{f.cursorBlock}</td>
-                <td>
-                  {f.lagBlocks ?? '—'} blocks{f.lagSeconds !== null ? `, ${f.lagSeconds} s` : ''}
-                </td>
-                <td>{f.owner ? <Id value={f.owner} short /> : <span class="muted">nobody</span>}</td>
-                <td>
-                  <Time at={f.tickedAt} />
-                  {f.nodeProblem ? <div class="error-text small">node problem</div> : null}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
       )}
       <h2>Relayer wallets</h2>
       {data.relayerWallets.length === 0 ? <Empty>No relayer wallet is configured.</Empty> : null}
       {data.relayerWallets.length > 0 ? (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Network</th>
-              <th scope="col">Address</th>
-              <th scope="col">Balance</th>
-              <th scope="col">Queued</th>
-              <th scope="col">Pending</th>
-              <th scope="col">Gas</th>
+        <DataTable columns={['Network', 'Address', 'Balance', 'Queued', 'Pending', 'Gas']}>
+          {data.relayerWallets.map((w) => (
+            <tr key={w.network} class={w.outOfGasSince ? 'attention' : undefined}>
+              <td>{w.network}</td>
+              <td>
+                <Id value={w.address} short />
+              </td>
+              <td>
+                {w.balance !== null ? (
+                  <Amount value={w.balance} />
+                ) : (
+                  <span class="error-text">{w.lastError ?? 'unknown'}</span>
+                )}
+              </td>
+              <td>{w.queued}</td>
+              <td>{w.submitted}</td>
+              <td>
+                {w.outOfGasSince ? (
+                  <span class="error-text">
+                    out of gas since <Time at={w.outOfGasSince} /> — fund this address
+                  </span>
+                ) : (
+                  'ok'
+                )}
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {data.relayerWallets.map((w) => (
-              <tr key={w.network} class={w.outOfGasSince ? 'attention' : undefined}>
-                <td>{w.network}</td>
-                <td>
-                  <Id value={w.address} short />
-                </td>
-                <td>
-                  {w.balance !== null ? (
-                    <Amount value={w.balance} />
-                  ) : (
-                    <span class="error-text">{w.lastError ?? 'unknown'}</span>
-                  )}
-                </td>
-                <td>{w.queued}</td>
-                <td>{w.submitted}</td>
-                <td>
-                  {w.outOfGasSince ? (
-                    <span class="error-text">
-                      out of gas since <Time at={w.outOfGasSince} /> — fund this address
-                    </span>
-                  ) : (
-                    'ok'
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
       ) : null}
       <h2>Worker jobs</h2>
       {data.workerJobs.length === 0 ? (
         <Empty>No job waits: the queue is empty (or no worker has started yet).</Empty>
       ) : null}
       {data.workerJobs.length > 0 ? (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Task</th>
-              <th scope="col">Waiting</th>
-              <th scope="col">Running</th>
-              <th scope="col">Failing</th>
-              <th scope="col">Last error</th>
+        <DataTable columns={['Task', 'Waiting', 'Running', 'Failing', 'Last error']}>
+          {data.workerJobs.map((j) => (
+            <tr key={j.task} class={j.failing > 0 ? 'attention' : undefined}>
+              <td>{j.task}</td>
+              <td>{j.waiting}</td>
+              <td>{j.running}</td>
+              <td>{j.failing}</td>
+              <td class="error-text small">{j.lastError ?? ''}</td>
             </tr>
-          </thead>
-          <tbody>
-            {data.workerJobs.map((j) => (
-              <tr key={j.task} class={j.failing > 0 ? 'attention' : undefined}>
-                <td>{j.task}</td>
-                <td>{j.waiting}</td>
-                <td>{j.running}</td>
-                <td>{j.failing}</td>
-                <td class="error-text small">{j.lastError ?? ''}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
       ) : null}
     </section>
   );

@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { graphql } from '../graphql.ts';
 import { BASE, Link, type Location, navigate, withQuery } from '../router.ts';
 import { Amount, ChangeButton, Empty, Failure, Id, Loading, Outcome, Status, Time } from '../ui.tsx';
+import { DataTable } from './list.tsx';
 
 const UnmatchedList = graphql(`
   query UnmatchedList($state: UnmatchedPaymentState) {
@@ -83,63 +84,51 @@ export function UnmatchedPayments({ loc }: { loc: Location }) {
         <Empty>No {state} payment: every router payment so far belongs to its session.</Empty>
       ) : null}
       {page && page.nodes.length > 0 ? (
-        <table>
-          <caption class="sr-only">Payments {state}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Seen</th>
-              <th scope="col">Amount</th>
-              <th scope="col">Network</th>
-              <th scope="col">Payer</th>
-              <th scope="col">Order ref</th>
-              <th scope="col">Transaction</th>
-              <th scope="col">State</th>
-              <th scope="col">Decision</th>
+        <DataTable
+          caption={`Payments ${state}`}
+          columns={['Seen', 'Amount', 'Network', 'Payer', 'Order ref', 'Transaction', 'State', 'Decision']}
+        >
+          {page.nodes.map((p) => (
+            <tr key={p.id} data-payment={p.id}>
+              <td>
+                <Time at={p.seenAt} />
+              </td>
+              <td>
+                {p.amount ? (
+                  <Amount value={p.amount} token={p.tokenSymbol} />
+                ) : (
+                  <span>{p.amountRaw} base units (unknown token)</span>
+                )}
+              </td>
+              <td>{p.network}</td>
+              <td>
+                <Id value={p.payer} short />
+              </td>
+              <td>
+                <Id value={p.orderRef} short />
+              </td>
+              <td>
+                <Id value={p.txHash} short />
+              </td>
+              <td>
+                <Status value={p.state} />
+              </td>
+              <td>
+                {p.state === 'unmatched' ? (
+                  <Decide id={p.id} done={reload} />
+                ) : (
+                  <span>
+                    {p.attachedSessionId ? (
+                      <Link href={`${BASE}/sessions/${p.attachedSessionId}`}>{p.attachedSessionId}</Link>
+                    ) : null}{' '}
+                    {p.resolvedBy ? `by ${p.resolvedBy}` : null}
+                    {p.note ? ` · ${p.note}` : null}
+                  </span>
+                )}
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {page.nodes.map((p) => (
-              <tr key={p.id} data-payment={p.id}>
-                <td>
-                  <Time at={p.seenAt} />
-                </td>
-                <td>
-                  {p.amount ? (
-                    <Amount value={p.amount} token={p.tokenSymbol} />
-                  ) : (
-                    <span>{p.amountRaw} base units (unknown token)</span>
-                  )}
-                </td>
-                <td>{p.network}</td>
-                <td>
-                  <Id value={p.payer} short />
-                </td>
-                <td>
-                  <Id value={p.orderRef} short />
-                </td>
-                <td>
-                  <Id value={p.txHash} short />
-                </td>
-                <td>
-                  <Status value={p.state} />
-                </td>
-                <td>
-                  {p.state === 'unmatched' ? (
-                    <Decide id={p.id} done={reload} />
-                  ) : (
-                    <span>
-                      {p.attachedSessionId ? (
-                        <Link href={`${BASE}/sessions/${p.attachedSessionId}`}>{p.attachedSessionId}</Link>
-                      ) : null}{' '}
-                      {p.resolvedBy ? `by ${p.resolvedBy}` : null}
-                      {p.note ? ` · ${p.note}` : null}
-                    </span>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
       ) : null}
       {page?.hasNextPage ? <p class="muted small">The 100 newest are shown.</p> : null}
     </section>
