@@ -1,9 +1,10 @@
 import { useQuery } from '@urql/preact';
 import { graphql } from '../graphql.ts';
+import { useRead } from '../live.ts';
 import { useLoc } from '../router.ts';
-import { Amount, Empty, Failure, Id, Loading, Status, Time } from '../ui.tsx';
+import { Amount, Failure, Id, Loading, Status, Time } from '../ui.tsx';
 import { Choice, Filters, Input, MerchantSelect, Pager } from './common.tsx';
-import { DataTable } from './list.tsx';
+import { DataTable, ListState } from './list.tsx';
 import { SweepHolds } from './sweepholds.tsx';
 
 const Deposits = graphql(`
@@ -71,7 +72,7 @@ export function DepositsView() {
   const loc = useLoc();
   const q = (k: string) => loc.query.get(k);
   const status = q('status') as 'pending' | 'credited' | 'below_fee' | null;
-  const [{ data, fetching, error }, refetch] = useQuery({
+  const deposits = useRead({
     query: Deposits,
     variables: {
       merchantId: q('merchant'),
@@ -81,6 +82,7 @@ export function DepositsView() {
       after: q('after'),
     },
   });
+  const data = deposits.data;
   const [addresses] = useQuery({
     query: Addresses,
     variables: { merchantId: q('merchant') ?? '', playerId: q('player') },
@@ -100,36 +102,35 @@ export function DepositsView() {
           options={['pending', 'credited', 'below_fee']}
         />
       </Filters>
-      {error ? <Failure error={error} retry={() => refetch({ requestPolicy: 'network-only' })} /> : null}
-      {!data && fetching ? <Loading what="deposits" /> : null}
+      {deposits.error ? <Failure error={deposits.error} retry={deposits.reload} /> : null}
+      {!data && deposits.fetching ? <Loading what="deposits" /> : null}
       {q('merchant') && q('player') ? (
         <div>
           <h2>Addresses of player {q('player')}</h2>
-          {addresses.data?.depositAddresses.length === 0 ? (
-            <Empty>No address issued to this player.</Empty>
-          ) : null}
-          {addresses.data?.depositAddresses.length ? (
-            <DataTable
-              caption={`Addresses of player ${q('player')}`}
-              columns={['Network', 'Address', 'Settles to', 'On chain', 'Issued']}
-            >
-              {addresses.data.depositAddresses.map((a) => (
-                <tr key={a.id}>
-                  <td>{a.network}</td>
-                  <td>
-                    <Id value={a.address} />
-                  </td>
-                  <td>
-                    <Id value={a.wallet} short />
-                  </td>
-                  <td>{a.deployed ? 'deployed' : 'not yet (first sweep deploys it)'}</td>
-                  <td>
-                    <Time at={a.createdAt} />
-                  </td>
-                </tr>
-              ))}
-            </DataTable>
-          ) : null}
+          <ListState items={addresses.data?.depositAddresses} empty="No address issued to this player.">
+            {(items) => (
+              <DataTable
+                caption={`Addresses of player ${q('player')}`}
+                columns={['Network', 'Address', 'Settles to', 'On chain', 'Issued']}
+              >
+                {items.map((a) => (
+                  <tr key={a.id}>
+                    <td>{a.network}</td>
+                    <td>
+                      <Id value={a.address} />
+                    </td>
+                    <td>
+                      <Id value={a.wallet} short />
+                    </td>
+                    <td>{a.deployed ? 'deployed' : 'not yet (first sweep deploys it)'}</td>
+                    <td>
+                      <Time at={a.createdAt} />
+                    </td>
+                  </tr>
+                ))}
+              </DataTable>
+            )}
+          </ListState>
         </div>
       ) : (
         <p class="muted small">Choose a merchant and a player id to see the player's issued addresses.</p>
@@ -137,67 +138,69 @@ export function DepositsView() {
       {data ? (
         <div>
           <h2>Credits and fees</h2>
-          {data.deposits.nodes.length === 0 ? <Empty>No deposit to a standing address matches.</Empty> : null}
-          {data.deposits.nodes.length > 0 ? (
-            <DataTable
-              caption="Deposits"
-              columns={['Deposit', 'Status', 'Amount', 'Fee', 'Credited', 'Player', 'Transaction', 'Swept']}
-            >
-              {data.deposits.nodes.map((d) => (
-                <tr key={d.id}>
-                  <td>
-                    <Id value={d.id} short />
-                    <div class="small muted">{d.network}</div>
-                  </td>
-                  <td>
-                    <Status value={d.status} />
-                  </td>
-                  <td>
-                    <Amount value={d.amount} token={d.token} />
-                  </td>
-                  <td>
-                    <Amount value={d.fee} token={d.token} />
-                  </td>
-                  <td>
-                    <Amount value={d.credited} token={d.token} /> <Time at={d.creditedAt} />
-                  </td>
-                  <td>{d.playerId}</td>
-                  <td>
-                    <Id value={d.txHash} short /> <span class="small">#{d.block}</span>
-                  </td>
-                  <td>{d.sweepId ? <Time at={d.sweptAt} /> : <span class="muted">not yet</span>}</td>
-                </tr>
-              ))}
-            </DataTable>
-          ) : null}
+          <ListState items={data.deposits.nodes} empty="No deposit to a standing address matches.">
+            {(nodes) => (
+              <DataTable
+                caption="Deposits"
+                columns={['Deposit', 'Status', 'Amount', 'Fee', 'Credited', 'Player', 'Transaction', 'Swept']}
+              >
+                {nodes.map((d) => (
+                  <tr key={d.id}>
+                    <td>
+                      <Id value={d.id} short />
+                      <div class="small muted">{d.network}</div>
+                    </td>
+                    <td>
+                      <Status value={d.status} />
+                    </td>
+                    <td>
+                      <Amount value={d.amount} token={d.token} />
+                    </td>
+                    <td>
+                      <Amount value={d.fee} token={d.token} />
+                    </td>
+                    <td>
+                      <Amount value={d.credited} token={d.token} /> <Time at={d.creditedAt} />
+                    </td>
+                    <td>{d.playerId}</td>
+                    <td>
+                      <Id value={d.txHash} short /> <span class="small">#{d.block}</span>
+                    </td>
+                    <td>{d.sweepId ? <Time at={d.sweptAt} /> : <span class="muted">not yet</span>}</td>
+                  </tr>
+                ))}
+              </DataTable>
+            )}
+          </ListState>
           <Pager loc={loc} page={data.deposits} />
           <SweepHolds />
           <h2>Sweeps</h2>
-          {data.sweeps.nodes.length === 0 ? <Empty>No sweep has run yet.</Empty> : null}
-          {data.sweeps.nodes.length > 0 ? (
-            <DataTable
-              caption="Sweeps"
-              columns={['Sweep', 'Network', 'Status', 'Items', 'Transaction', 'Created']}
-            >
-              {data.sweeps.nodes.map((s) => (
-                <tr key={s.id} class={s.status === 'failed' ? 'attention' : undefined}>
-                  <td>
-                    <Id value={s.id} short />
-                  </td>
-                  <td>{s.network}</td>
-                  <td>
-                    <Status value={s.status} />
-                    {s.lastError ? <div class="error-text small">{s.lastError}</div> : null}
-                  </td>
-                  <td>{s.items}</td>
-                  <td>{s.txHash ? <Id value={s.txHash} short /> : <span class="muted">—</span>}</td>
-                  <td>
-                    <Time at={s.createdAt} />
-                  </td>
-                </tr>
-              ))}
-            </DataTable>
-          ) : null}
+          <ListState items={data.sweeps.nodes} empty="No sweep has run yet.">
+            {(nodes) => (
+              <DataTable
+                caption="Sweeps"
+                columns={['Sweep', 'Network', 'Status', 'Items', 'Transaction', 'Created']}
+              >
+                {nodes.map((s) => (
+                  <tr key={s.id} class={s.status === 'failed' ? 'attention' : undefined}>
+                    <td>
+                      <Id value={s.id} short />
+                    </td>
+                    <td>{s.network}</td>
+                    <td>
+                      <Status value={s.status} />
+                      {s.lastError ? <div class="error-text small">{s.lastError}</div> : null}
+                    </td>
+                    <td>{s.items}</td>
+                    <td>{s.txHash ? <Id value={s.txHash} short /> : <span class="muted">—</span>}</td>
+                    <td>
+                      <Time at={s.createdAt} />
+                    </td>
+                  </tr>
+                ))}
+              </DataTable>
+            )}
+          </ListState>
           {data.sweepTotals.length > 0 ? (
             <DataTable
               caption="Swept so far"

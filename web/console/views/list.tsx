@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
+import { Empty, Failure, Loading, type Read } from '../ui.tsx';
 
-/** The pieces the console's tables are made of. */
+/** The pieces the console's lists are made of: their states, and their tables. */
 
 /** A column heading: its text, or a numeric column (`num`), or one named for screen readers only. */
 export type Column = string | { label: string; class?: 'num'; hidden?: boolean };
@@ -35,5 +36,28 @@ export function DataTable(props: {
       </thead>
       <tbody>{props.children}</tbody>
     </table>
+  );
+}
+
+/**
+ * A list in its states: the read's error (with a retry, above what was read before), "Loading
+ * <what>…" until it first answers, then the `empty` note or the items as `children` draws them. Items
+ * already at hand need no `read`.
+ */
+export function ListState<T>(props: {
+  items: readonly T[] | undefined;
+  empty: ComponentChildren;
+  children: (items: readonly T[]) => ComponentChildren;
+  read?: Read;
+  what?: string;
+}) {
+  const { items, read } = props;
+  return (
+    <>
+      {read?.error ? <Failure error={read.error} retry={read.reload} /> : null}
+      {items === undefined && read?.fetching && props.what ? <Loading what={props.what} /> : null}
+      {items && items.length === 0 ? <Empty>{props.empty}</Empty> : null}
+      {items && items.length > 0 ? props.children(items) : null}
+    </>
   );
 }

@@ -3,8 +3,8 @@ import { useState } from 'preact/hooks';
 import { graphql } from '../graphql.ts';
 import { field } from '../live.ts';
 import { BASE, Link } from '../router.ts';
-import { ChangeButton, Empty, Facts, Failure, Id, Loading, Outcome, Status, Time } from '../ui.tsx';
-import { DataTable } from './list.tsx';
+import { ChangeButton, Facts, Failure, Id, Loading, Outcome, Status, Time } from '../ui.tsx';
+import { DataTable, ListState } from './list.tsx';
 
 const MerchantQuery = graphql(`
   query Merchant($id: ID!) {
@@ -161,25 +161,26 @@ export function MerchantView({ id }: { id: string }) {
       </form>
 
       <h2>Settlement wallets</h2>
-      {m.settlementWallets.length === 0 ? (
-        <Empty>
-          No settlement wallet: this merchant cannot take deposits yet. Add one per network below.
-        </Empty>
-      ) : (
-        <DataTable columns={['Network', 'Address', 'Updated']}>
-          {m.settlementWallets.map((w) => (
-            <tr key={w.network}>
-              <td>{w.network}</td>
-              <td>
-                <Id value={w.address} />
-              </td>
-              <td>
-                <Time at={w.updatedAt} />
-              </td>
-            </tr>
-          ))}
-        </DataTable>
-      )}
+      <ListState
+        items={m.settlementWallets}
+        empty="No settlement wallet: this merchant cannot take deposits yet. Add one per network below."
+      >
+        {(items) => (
+          <DataTable columns={['Network', 'Address', 'Updated']}>
+            {items.map((w) => (
+              <tr key={w.network}>
+                <td>{w.network}</td>
+                <td>
+                  <Id value={w.address} />
+                </td>
+                <td>
+                  <Time at={w.updatedAt} />
+                </td>
+              </tr>
+            ))}
+          </DataTable>
+        )}
+      </ListState>
       <form
         class="inline"
         aria-label="Set a settlement wallet"
@@ -213,40 +214,41 @@ export function MerchantView({ id }: { id: string }) {
           <Id value={issued.data.issueApiKey.secret} />
         </div>
       ) : null}
-      {m.apiKeys.length === 0 ? <Empty>No API keys. Issue one for the merchant's server below.</Empty> : null}
-      {m.apiKeys.length > 0 ? (
-        <DataTable columns={['Key', 'Label', 'State', 'Created', { label: 'Actions', hidden: true }]}>
-          {m.apiKeys.map((k) => (
-            <tr key={k.id}>
-              <td>
-                <Id value={k.id} />
-              </td>
-              <td>{k.label ?? <span class="muted">—</span>}</td>
-              <td>
-                <Status value={k.active ? 'active' : 'revoked'} />{' '}
-                {k.revokedAt ? <Time at={k.revokedAt} /> : null}
-              </td>
-              <td>
-                <Time at={k.createdAt} />
-              </td>
-              <td>
-                {k.active ? (
-                  <ChangeButton
-                    busy={revoked.fetching}
-                    onClick={async () => {
-                      if (!confirm(`Revoke ${k.id}? Requests signed with it are refused at once.`)) return;
-                      await revoke({ keyId: k.id });
-                      reload();
-                    }}
-                  >
-                    Revoke {k.label ?? k.id}
-                  </ChangeButton>
-                ) : null}
-              </td>
-            </tr>
-          ))}
-        </DataTable>
-      ) : null}
+      <ListState items={m.apiKeys} empty="No API keys. Issue one for the merchant's server below.">
+        {(items) => (
+          <DataTable columns={['Key', 'Label', 'State', 'Created', { label: 'Actions', hidden: true }]}>
+            {items.map((k) => (
+              <tr key={k.id}>
+                <td>
+                  <Id value={k.id} />
+                </td>
+                <td>{k.label ?? <span class="muted">—</span>}</td>
+                <td>
+                  <Status value={k.active ? 'active' : 'revoked'} />{' '}
+                  {k.revokedAt ? <Time at={k.revokedAt} /> : null}
+                </td>
+                <td>
+                  <Time at={k.createdAt} />
+                </td>
+                <td>
+                  {k.active ? (
+                    <ChangeButton
+                      busy={revoked.fetching}
+                      onClick={async () => {
+                        if (!confirm(`Revoke ${k.id}? Requests signed with it are refused at once.`)) return;
+                        await revoke({ keyId: k.id });
+                        reload();
+                      }}
+                    >
+                      Revoke {k.label ?? k.id}
+                    </ChangeButton>
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </DataTable>
+        )}
+      </ListState>
       <Outcome error={revoked.error} />
       <form
         class="inline"

@@ -1,8 +1,9 @@
-import { useMutation, useQuery } from '@urql/preact';
+import { useMutation } from '@urql/preact';
 import { graphql } from '../graphql.ts';
+import { useRead } from '../live.ts';
 import { BASE, Link, navigate } from '../router.ts';
-import { ChangeButton, Empty, Failure, Id, Loading, Outcome, Time } from '../ui.tsx';
-import { DataTable } from './list.tsx';
+import { ChangeButton, Id, Outcome, Time } from '../ui.tsx';
+import { DataTable, ListState } from './list.tsx';
 
 const Merchants = graphql(`
   query Merchants {
@@ -26,35 +27,39 @@ const CreateMerchant = graphql(`
 `);
 
 export function MerchantsView() {
-  const [{ data, fetching, error }, refetch] = useQuery({ query: Merchants });
+  const merchants = useRead({ query: Merchants });
   const [created, create] = useMutation(CreateMerchant);
   return (
     <section>
       <h1>Merchants</h1>
-      {error ? <Failure error={error} retry={() => refetch({ requestPolicy: 'network-only' })} /> : null}
-      {!data && fetching ? <Loading what="merchants" /> : null}
-      {data && data.merchants.length === 0 ? (
-        <Empty>No merchants yet. Create the first one below.</Empty>
-      ) : null}
-      {data && data.merchants.length > 0 ? (
-        <DataTable caption="Merchants" columns={['Name', 'Id', 'Webhooks', 'Created']}>
-          {data.merchants.map((m) => (
-            <tr key={m.id}>
-              <td>
-                <Link href={`${BASE}/merchants/${m.id}`}>{m.displayName ?? m.name}</Link>
-                {m.displayName ? <span class="muted"> ({m.name})</span> : null}
-              </td>
-              <td>
-                <Id value={m.id} />
-              </td>
-              <td>{m.webhookUrl ? (m.webhooksEnabled ? m.webhookUrl : `off — ${m.webhookUrl}`) : 'none'}</td>
-              <td>
-                <Time at={m.createdAt} />
-              </td>
-            </tr>
-          ))}
-        </DataTable>
-      ) : null}
+      <ListState
+        read={merchants}
+        what="merchants"
+        items={merchants.data?.merchants}
+        empty="No merchants yet. Create the first one below."
+      >
+        {(items) => (
+          <DataTable caption="Merchants" columns={['Name', 'Id', 'Webhooks', 'Created']}>
+            {items.map((m) => (
+              <tr key={m.id}>
+                <td>
+                  <Link href={`${BASE}/merchants/${m.id}`}>{m.displayName ?? m.name}</Link>
+                  {m.displayName ? <span class="muted"> ({m.name})</span> : null}
+                </td>
+                <td>
+                  <Id value={m.id} />
+                </td>
+                <td>
+                  {m.webhookUrl ? (m.webhooksEnabled ? m.webhookUrl : `off — ${m.webhookUrl}`) : 'none'}
+                </td>
+                <td>
+                  <Time at={m.createdAt} />
+                </td>
+              </tr>
+            ))}
+          </DataTable>
+        )}
+      </ListState>
       <h2>New merchant</h2>
       <form
         class="stack"

@@ -5,7 +5,7 @@ import { graphql } from '../graphql.ts';
 import { useLive } from '../live.ts';
 import { BASE, Link } from '../router.ts';
 import { Amount, Empty, Failure, Loading } from '../ui.tsx';
-import { DataTable } from './list.tsx';
+import { DataTable, ListState } from './list.tsx';
 import { Tick } from './system.tsx';
 
 const OverviewQuery = graphql(`
@@ -128,57 +128,57 @@ export function OverviewView() {
     <section>
       <h1>Overview</h1>
       <h2>Needs attention</h2>
-      {open.length === 0 ? (
-        <Empty>
-          Nothing needs attention: no failed webhooks or payouts, no stuck relays or parked sweeps, no
-          unmatched payments, every follower keeping up.
-        </Empty>
-      ) : (
-        <ul class="attention-list">
-          {open.map(([n, what, href]) => (
-            <li key={what}>
-              <Link href={href}>
-                <strong>{n}</strong> {what}
-              </Link>
-            </li>
-          ))}
-        </ul>
-      )}
+      <ListState
+        items={open}
+        empty="Nothing needs attention: no failed webhooks or payouts, no stuck relays or parked sweeps, no unmatched payments, every follower keeping up."
+      >
+        {(items) => (
+          <ul class="attention-list">
+            {items.map(([n, what, href]) => (
+              <li key={what}>
+                <Link href={href}>
+                  <strong>{n}</strong> {what}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        )}
+      </ListState>
       <h2>Activity</h2>
-      {activity.length === 0 ? (
-        <Empty>No deposit, credit or payout completed in the last 7 days.</Empty>
-      ) : (
-        <DataTable
-          caption="Activity per network and token"
-          columns={[
-            'Network',
-            'Token',
-            'Window',
-            'Deposits completed',
-            'Standing-address credits',
-            'Payouts paid',
-            'Payouts failed',
-          ]}
-        >
-          {activity.map((a) => (
-            <tr key={`${a.network}/${a.token}/${a.window}`}>
-              <td>{a.network}</td>
-              <td>{a.token}</td>
-              <td>{a.window === 'today' ? 'Today (UTC)' : 'Last 7 days'}</td>
-              <td>
-                {a.depositsCompleted} · <Amount value={a.depositsAmount} token={a.token} />
-              </td>
-              <td>
-                {a.credits} · <Amount value={a.creditsAmount} token={a.token} />
-              </td>
-              <td>
-                {a.payoutsPaid} · <Amount value={a.payoutsAmount} token={a.token} />
-              </td>
-              <td class={a.payoutsFailed > 0 ? 'error-text' : undefined}>{a.payoutsFailed}</td>
-            </tr>
-          ))}
-        </DataTable>
-      )}
+      <ListState items={activity} empty="No deposit, credit or payout completed in the last 7 days.">
+        {(items) => (
+          <DataTable
+            caption="Activity per network and token"
+            columns={[
+              'Network',
+              'Token',
+              'Window',
+              'Deposits completed',
+              'Standing-address credits',
+              'Payouts paid',
+              'Payouts failed',
+            ]}
+          >
+            {items.map((a) => (
+              <tr key={`${a.network}/${a.token}/${a.window}`}>
+                <td>{a.network}</td>
+                <td>{a.token}</td>
+                <td>{a.window === 'today' ? 'Today (UTC)' : 'Last 7 days'}</td>
+                <td>
+                  {a.depositsCompleted} · <Amount value={a.depositsAmount} token={a.token} />
+                </td>
+                <td>
+                  {a.credits} · <Amount value={a.creditsAmount} token={a.token} />
+                </td>
+                <td>
+                  {a.payoutsPaid} · <Amount value={a.payoutsAmount} token={a.token} />
+                </td>
+                <td class={a.payoutsFailed > 0 ? 'error-text' : undefined}>{a.payoutsFailed}</td>
+              </tr>
+            ))}
+          </DataTable>
+        )}
+      </ListState>
       <h2>Deposit volume, last 14 days</h2>
       {chart.series.length === 0 ? (
         <Empty>No deposits in the last 14 days to chart.</Empty>

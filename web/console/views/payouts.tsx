@@ -1,10 +1,9 @@
-import { useQuery } from '@urql/preact';
 import { graphql } from '../graphql.ts';
-import { useLive } from '../live.ts';
+import { useLive, useRead } from '../live.ts';
 import { BASE, Link, useLoc } from '../router.ts';
-import { Amount, Empty, Failure, Id, Loading, Status, Time } from '../ui.tsx';
+import { Amount, Id, Status, Time } from '../ui.tsx';
 import { Choice, dayBound, Filters, Input, MerchantSelect, Pager } from './common.tsx';
-import { DataTable } from './list.tsx';
+import { DataTable, ListState } from './list.tsx';
 
 const Payouts = graphql(`
   query Payouts($filter: PayoutFilter, $after: String) {
@@ -70,19 +69,16 @@ export function PayoutsView() {
     createdAfter: dayBound(q('from')),
     createdBefore: dayBound(q('to'), true),
   };
-  const [{ data, fetching, error }, refetch] = useQuery({
-    query: Payouts,
-    variables: { filter, after: q('after') },
-  });
-  const [batches, refetchBatches] = useQuery({
+  const payouts = useRead({ query: Payouts, variables: { filter, after: q('after') } });
+  const batches = useRead({
     query: Batches,
     variables: { merchantId: filter.merchantId, network: filter.network },
   });
   useLive(PayoutChanged, { merchantId: filter.merchantId }, () => {
-    refetch({ requestPolicy: 'network-only' });
-    refetchBatches({ requestPolicy: 'network-only' });
+    payouts.reload();
+    batches.reload();
   });
-  const page = data?.payouts;
+  const page = payouts.data?.payouts;
   return (
     <section>
       <h1>Payouts</h1>
@@ -104,71 +100,72 @@ export function PayoutsView() {
           placeholder="payout id, external id, recipient or tx hash"
         />
       </Filters>
-      {error ? <Failure error={error} retry={() => refetch({ requestPolicy: 'network-only' })} /> : null}
-      {!data && fetching ? <Loading what="payouts" /> : null}
-      {page && page.nodes.length === 0 ? (
-        <Empty>No payout matches. Clear the filters, or create one through the API.</Empty>
-      ) : null}
-      {page && page.nodes.length > 0 ? (
-        <DataTable
-          caption="Payouts"
-          columns={['Payout', 'Status', 'Amount', 'Network', 'Recipient', 'Why', 'Created']}
-        >
-          {page.nodes.map((p) => (
-            <tr key={p.id} data-payout={p.id}>
-              <td>
-                <Link href={`${BASE}/payouts/${p.id}`}>{p.id}</Link>
-                {p.batchId ? (
-                  <div class="small">
-                    in <Link href={`${BASE}/batches/${p.batchId}`}>{p.batchId}</Link>
-                  </div>
-                ) : null}
-              </td>
-              <td>
-                <Status value={p.status} />
-              </td>
-              <td>
-                <Amount value={p.amount} token={p.token} />
-              </td>
-              <td>{p.network}</td>
-              <td>
-                <Id value={p.recipient} short />
-              </td>
-              <td>{p.failureReason ?? p.relayNote ?? <span class="muted">—</span>}</td>
-              <td>
-                <Time at={p.createdAt} />
-              </td>
-            </tr>
-          ))}
-        </DataTable>
-      ) : null}
+      <ListState
+        read={payouts}
+        what="payouts"
+        items={page?.nodes}
+        empty="No payout matches. Clear the filters, or create one through the API."
+      >
+        {(nodes) => (
+          <DataTable
+            caption="Payouts"
+            columns={['Payout', 'Status', 'Amount', 'Network', 'Recipient', 'Why', 'Created']}
+          >
+            {nodes.map((p) => (
+              <tr key={p.id} data-payout={p.id}>
+                <td>
+                  <Link href={`${BASE}/payouts/${p.id}`}>{p.id}</Link>
+                  {p.batchId ? (
+                    <div class="small">
+                      in <Link href={`${BASE}/batches/${p.batchId}`}>{p.batchId}</Link>
+                    </div>
+                  ) : null}
+                </td>
+                <td>
+                  <Status value={p.status} />
+                </td>
+                <td>
+                  <Amount value={p.amount} token={p.token} />
+                </td>
+                <td>{p.network}</td>
+                <td>
+                  <Id value={p.recipient} short />
+                </td>
+                <td>{p.failureReason ?? p.relayNote ?? <span class="muted">—</span>}</td>
+                <td>
+                  <Time at={p.createdAt} />
+                </td>
+              </tr>
+            ))}
+          </DataTable>
+        )}
+      </ListState>
       <Pager loc={loc} page={page} />
       <h2>Batches</h2>
-      {batches.data && batches.data.payoutBatches.nodes.length === 0 ? (
-        <Empty>No batch payouts yet.</Empty>
-      ) : null}
-      {batches.data && batches.data.payoutBatches.nodes.length > 0 ? (
-        <DataTable caption="Batches" columns={['Batch', 'Status', 'Items', 'Total', 'Network', 'Created']}>
-          {batches.data.payoutBatches.nodes.map(({ batch: b }) => (
-            <tr key={b.id}>
-              <td>
-                <Link href={`${BASE}/batches/${b.id}`}>{b.id}</Link>
-              </td>
-              <td>
-                <Status value={b.status} />
-              </td>
-              <td>{b.items.length}</td>
-              <td>
-                <Amount value={b.total} token={b.token} />
-              </td>
-              <td>{b.network}</td>
-              <td>
-                <Time at={b.createdAt} />
-              </td>
-            </tr>
-          ))}
-        </DataTable>
-      ) : null}
+      <ListState items={batches.data?.payoutBatches.nodes} empty="No batch payouts yet.">
+        {(nodes) => (
+          <DataTable caption="Batches" columns={['Batch', 'Status', 'Items', 'Total', 'Network', 'Created']}>
+            {nodes.map(({ batch: b }) => (
+              <tr key={b.id}>
+                <td>
+                  <Link href={`${BASE}/batches/${b.id}`}>{b.id}</Link>
+                </td>
+                <td>
+                  <Status value={b.status} />
+                </td>
+                <td>{b.items.length}</td>
+                <td>
+                  <Amount value={b.total} token={b.token} />
+                </td>
+                <td>{b.network}</td>
+                <td>
+                  <Time at={b.createdAt} />
+                </td>
+              </tr>
+            ))}
+          </DataTable>
+        )}
+      </ListState>
     </section>
   );
 }

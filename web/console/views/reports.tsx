@@ -5,7 +5,7 @@ import { graphql } from '../graphql.ts';
 import { BASE, Link, useLoc } from '../router.ts';
 import { Amount, Empty, Failure, Id, Loading, Time } from '../ui.tsx';
 import { Filters, Input, MerchantSelect } from './common.tsx';
-import { DataTable } from './list.tsx';
+import { DataTable, ListState } from './list.tsx';
 
 const Report = graphql(`
   query Report($merchantId: ID!, $from: String!, $to: String!) {
@@ -107,93 +107,97 @@ export function ReportsView() {
           </p>
           {csvError ? <Failure error={`The CSV could not be downloaded: ${csvError}`} /> : null}
           <h2>Totals</h2>
-          {report.totals.length === 0 ? (
-            <Empty>No money moved for this merchant up to the end of this period.</Empty>
-          ) : (
-            <DataTable
-              caption="Totals per network and token"
-              columns={[
-                'Network',
-                'Token',
-                { label: 'Opening', class: 'num' },
-                { label: 'In', class: 'num' },
-                { label: 'Fees', class: 'num' },
-                { label: 'Out', class: 'num' },
-                { label: 'Closing', class: 'num' },
-                { label: 'Movements', class: 'num' },
-              ]}
-            >
-              {report.totals.map((t) => (
-                <tr key={`${t.network}/${t.token}`}>
-                  <td>{t.network}</td>
-                  <td>{t.token}</td>
-                  <td class="num">
-                    <Amount value={t.opening} />
-                  </td>
-                  <td class="num">
-                    <Amount value={t.amountIn} />
-                  </td>
-                  <td class="num">
-                    <Amount value={t.fee} />
-                  </td>
-                  <td class="num">
-                    <Amount value={t.amountOut} />
-                  </td>
-                  <td class="num">
-                    <Amount value={t.closing} token={t.token} />
-                  </td>
-                  <td class="num">{t.movements}</td>
-                </tr>
-              ))}
-            </DataTable>
-          )}
+          <ListState
+            items={report.totals}
+            empty="No money moved for this merchant up to the end of this period."
+          >
+            {(items) => (
+              <DataTable
+                caption="Totals per network and token"
+                columns={[
+                  'Network',
+                  'Token',
+                  { label: 'Opening', class: 'num' },
+                  { label: 'In', class: 'num' },
+                  { label: 'Fees', class: 'num' },
+                  { label: 'Out', class: 'num' },
+                  { label: 'Closing', class: 'num' },
+                  { label: 'Movements', class: 'num' },
+                ]}
+              >
+                {items.map((t) => (
+                  <tr key={`${t.network}/${t.token}`}>
+                    <td>{t.network}</td>
+                    <td>{t.token}</td>
+                    <td class="num">
+                      <Amount value={t.opening} />
+                    </td>
+                    <td class="num">
+                      <Amount value={t.amountIn} />
+                    </td>
+                    <td class="num">
+                      <Amount value={t.fee} />
+                    </td>
+                    <td class="num">
+                      <Amount value={t.amountOut} />
+                    </td>
+                    <td class="num">
+                      <Amount value={t.closing} token={t.token} />
+                    </td>
+                    <td class="num">{t.movements}</td>
+                  </tr>
+                ))}
+              </DataTable>
+            )}
+          </ListState>
           <h2>Movements</h2>
           {report.truncated ? (
             <p class="note">Only the first 1000 movements are shown here; the CSV has them all.</p>
           ) : null}
-          {report.rows.length === 0 ? <Empty>No movement in this period.</Empty> : null}
-          {report.rows.length > 0 ? (
-            <DataTable
-              caption="Movements"
-              columns={[
-                'When',
-                'Kind',
-                'Object',
-                'Network',
-                { label: 'In', class: 'num' },
-                { label: 'Fee', class: 'num' },
-                { label: 'Out', class: 'num' },
-                'Transaction',
-              ]}
-            >
-              {report.rows.map((r) => (
-                <tr key={`${r.kind}/${r.objectId}`}>
-                  <td>
-                    <Time at={r.occurredAt} />
-                  </td>
-                  <td>{r.kind}</td>
-                  <td>
-                    {OBJECT_PATH[r.objectType] ? (
-                      <Link href={`${BASE}/${OBJECT_PATH[r.objectType]}/${r.objectId}`}>{r.objectId}</Link>
-                    ) : (
-                      <Id value={r.objectId} short />
-                    )}
-                  </td>
-                  <td>{r.network}</td>
-                  <td class="num">
-                    <Amount value={r.amountIn} token={r.token} />
-                  </td>
-                  <td class="num">
-                    <Amount value={r.fee} token={r.token} />
-                  </td>
-                  <td class="num">
-                    <Amount value={r.amountOut} token={r.token} />
-                  </td>
-                  <td>{r.txHash ? <Id value={r.txHash} short /> : <span class="muted">—</span>}</td>
-                </tr>
-              ))}
-            </DataTable>
-          ) : null}
+          <ListState items={report.rows} empty="No movement in this period.">
+            {(items) => (
+              <DataTable
+                caption="Movements"
+                columns={[
+                  'When',
+                  'Kind',
+                  'Object',
+                  'Network',
+                  { label: 'In', class: 'num' },
+                  { label: 'Fee', class: 'num' },
+                  { label: 'Out', class: 'num' },
+                  'Transaction',
+                ]}
+              >
+                {items.map((r) => (
+                  <tr key={`${r.kind}/${r.objectId}`}>
+                    <td>
+                      <Time at={r.occurredAt} />
+                    </td>
+                    <td>{r.kind}</td>
+                    <td>
+                      {OBJECT_PATH[r.objectType] ? (
+                        <Link href={`${BASE}/${OBJECT_PATH[r.objectType]}/${r.objectId}`}>{r.objectId}</Link>
+                      ) : (
+                        <Id value={r.objectId} short />
+                      )}
+                    </td>
+                    <td>{r.network}</td>
+                    <td class="num">
+                      <Amount value={r.amountIn} token={r.token} />
+                    </td>
+                    <td class="num">
+                      <Amount value={r.fee} token={r.token} />
+                    </td>
+                    <td class="num">
+                      <Amount value={r.amountOut} token={r.token} />
+                    </td>
+                    <td>{r.txHash ? <Id value={r.txHash} short /> : <span class="muted">—</span>}</td>
+                  </tr>
+                ))}
+              </DataTable>
+            )}
+          </ListState>
         </div>
       ) : null}
     </section>

@@ -1,10 +1,9 @@
-import { useQuery } from '@urql/preact';
 import { graphql } from '../graphql.ts';
-import { useLive } from '../live.ts';
+import { useLive, useRead } from '../live.ts';
 import { BASE, Link, useLoc } from '../router.ts';
-import { Amount, Empty, Failure, Id, Loading, Status, Time } from '../ui.tsx';
+import { Amount, Id, Status, Time } from '../ui.tsx';
 import { Choice, dayBound, Filters, Input, MerchantSelect, Pager } from './common.tsx';
-import { DataTable } from './list.tsx';
+import { DataTable, ListState } from './list.tsx';
 import { UnmatchedPayments } from './unmatched.tsx';
 
 const Sessions = graphql(`
@@ -52,14 +51,9 @@ export function SessionsView() {
     createdAfter: dayBound(q('from')),
     createdBefore: dayBound(q('to'), true),
   };
-  const [{ data, fetching, error }, refetch] = useQuery({
-    query: Sessions,
-    variables: { filter, after: q('after') },
-  });
-  const live = useLive(SessionChanged, { merchantId: filter.merchantId }, () =>
-    refetch({ requestPolicy: 'network-only' }),
-  );
-  const page = data?.sessions;
+  const sessions = useRead({ query: Sessions, variables: { filter, after: q('after') } });
+  const live = useLive(SessionChanged, { merchantId: filter.merchantId }, sessions.reload);
+  const page = sessions.data?.sessions;
   return (
     <section>
       <h1>Sessions</h1>
@@ -84,40 +78,40 @@ export function SessionsView() {
           placeholder="session id, order id, player, wallet or tx hash"
         />
       </Filters>
-      {error ? <Failure error={error} retry={() => refetch({ requestPolicy: 'network-only' })} /> : null}
-      {!data && fetching ? <Loading what="sessions" /> : null}
-      {page && page.nodes.length === 0 ? (
-        <Empty>
-          No session matches. Clear the filters, or open one through the API (POST /v1/cashier/init).
-        </Empty>
-      ) : null}
-      {page && page.nodes.length > 0 ? (
-        <DataTable
-          caption="Sessions"
-          columns={['Session', 'Status', 'Step', 'Amount', 'Network', 'Order', 'Player', 'Created']}
-        >
-          {page.nodes.map((s) => (
-            <tr key={s.id} data-session={s.id}>
-              <td>
-                <Link href={`${BASE}/sessions/${s.id}`}>{s.id}</Link>
-              </td>
-              <td>
-                <Status value={s.status} />
-              </td>
-              <td>{s.step}</td>
-              <td>
-                <Amount value={s.amount} token={s.token} />
-              </td>
-              <td>{s.network ?? <span class="muted">—</span>}</td>
-              <td>{s.externalOrderId ? <Id value={s.externalOrderId} /> : <span class="muted">—</span>}</td>
-              <td>{s.playerId ?? <span class="muted">—</span>}</td>
-              <td>
-                <Time at={s.createdAt} />
-              </td>
-            </tr>
-          ))}
-        </DataTable>
-      ) : null}
+      <ListState
+        read={sessions}
+        what="sessions"
+        items={page?.nodes}
+        empty="No session matches. Clear the filters, or open one through the API (POST /v1/cashier/init)."
+      >
+        {(nodes) => (
+          <DataTable
+            caption="Sessions"
+            columns={['Session', 'Status', 'Step', 'Amount', 'Network', 'Order', 'Player', 'Created']}
+          >
+            {nodes.map((s) => (
+              <tr key={s.id} data-session={s.id}>
+                <td>
+                  <Link href={`${BASE}/sessions/${s.id}`}>{s.id}</Link>
+                </td>
+                <td>
+                  <Status value={s.status} />
+                </td>
+                <td>{s.step}</td>
+                <td>
+                  <Amount value={s.amount} token={s.token} />
+                </td>
+                <td>{s.network ?? <span class="muted">—</span>}</td>
+                <td>{s.externalOrderId ? <Id value={s.externalOrderId} /> : <span class="muted">—</span>}</td>
+                <td>{s.playerId ?? <span class="muted">—</span>}</td>
+                <td>
+                  <Time at={s.createdAt} />
+                </td>
+              </tr>
+            ))}
+          </DataTable>
+        )}
+      </ListState>
       <Pager loc={loc} page={page} />
       <UnmatchedPayments loc={loc} />
     </section>

@@ -1,7 +1,8 @@
-import { useMutation, useQuery } from '@urql/preact';
+import { useMutation } from '@urql/preact';
 import { graphql } from '../graphql.ts';
-import { Amount, ChangeButton, Empty, Failure, Id, Outcome, Time } from '../ui.tsx';
-import { DataTable } from './list.tsx';
+import { useRead } from '../live.ts';
+import { Amount, ChangeButton, Id, Outcome, Time } from '../ui.tsx';
+import { DataTable, ListState } from './list.tsx';
 
 const Holds = graphql(`
   query SweepHolds {
@@ -38,46 +39,47 @@ const Retry = graphql(`
  * five failures until an operator retries. Their credited deposits wait in the forwarder meanwhile.
  */
 export function SweepHolds() {
-  const [{ data, error }, refetch] = useQuery({ query: Holds });
-  const reload = () => refetch({ requestPolicy: 'network-only' });
+  const holds = useRead({ query: Holds });
   return (
     <section id="sweep-holds" aria-labelledby="sweep-holds-heading">
       <h2 id="sweep-holds-heading">Sweeps held back</h2>
-      {error ? <Failure error={error} retry={reload} /> : null}
-      {data && data.sweepHolds.length === 0 ? (
-        <Empty>No forwarder is failing to sweep: every credited deposit moves on the next sweep.</Empty>
-      ) : null}
-      {data && data.sweepHolds.length > 0 ? (
-        <DataTable
-          caption="Forwarders whose sweeps failed"
-          columns={['Forwarder', 'Waiting', 'Reason', 'Attempts', 'Next attempt', 'Parked', 'Retry']}
-        >
-          {data.sweepHolds.map((h) => (
-            <tr
-              key={`${h.network}/${h.address}/${h.token}`}
-              data-hold={h.address}
-              class={h.parked ? 'attention' : undefined}
-            >
-              <td>
-                <Id value={h.address} short />
-                <div class="small muted">
-                  {h.network} · player {h.playerId}
-                </div>
-              </td>
-              <td>
-                {h.deposits} · <Amount value={h.credited} token={h.token} />
-              </td>
-              <td class="error-text">{h.reason}</td>
-              <td>{h.attempts}</td>
-              <td>{h.parked ? <span class="muted">only on retry</span> : <Time at={h.nextAttemptAt} />}</td>
-              <td>{h.parked ? <Time at={h.parkedAt} /> : <span class="muted">no</span>}</td>
-              <td>
-                <RetryButton network={h.network} address={h.address} token={h.token} done={reload} />
-              </td>
-            </tr>
-          ))}
-        </DataTable>
-      ) : null}
+      <ListState
+        read={holds}
+        items={holds.data?.sweepHolds}
+        empty="No forwarder is failing to sweep: every credited deposit moves on the next sweep."
+      >
+        {(items) => (
+          <DataTable
+            caption="Forwarders whose sweeps failed"
+            columns={['Forwarder', 'Waiting', 'Reason', 'Attempts', 'Next attempt', 'Parked', 'Retry']}
+          >
+            {items.map((h) => (
+              <tr
+                key={`${h.network}/${h.address}/${h.token}`}
+                data-hold={h.address}
+                class={h.parked ? 'attention' : undefined}
+              >
+                <td>
+                  <Id value={h.address} short />
+                  <div class="small muted">
+                    {h.network} · player {h.playerId}
+                  </div>
+                </td>
+                <td>
+                  {h.deposits} · <Amount value={h.credited} token={h.token} />
+                </td>
+                <td class="error-text">{h.reason}</td>
+                <td>{h.attempts}</td>
+                <td>{h.parked ? <span class="muted">only on retry</span> : <Time at={h.nextAttemptAt} />}</td>
+                <td>{h.parked ? <Time at={h.parkedAt} /> : <span class="muted">no</span>}</td>
+                <td>
+                  <RetryButton network={h.network} address={h.address} token={h.token} done={holds.reload} />
+                </td>
+              </tr>
+            ))}
+          </DataTable>
+        )}
+      </ListState>
     </section>
   );
 }

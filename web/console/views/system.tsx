@@ -1,8 +1,8 @@
 import { useQuery } from '@urql/preact';
 import { graphql } from '../graphql.ts';
 import { useLive } from '../live.ts';
-import { Amount, Empty, Failure, Id, Loading, Time } from '../ui.tsx';
-import { DataTable } from './list.tsx';
+import { Amount, Failure, Id, Loading, Time } from '../ui.tsx';
+import { DataTable, ListState } from './list.tsx';
 
 const SystemQuery = graphql(`
   query System {
@@ -83,88 +83,92 @@ export function SystemView() {
           </ul>
         </div>
       ) : null}
-      {data.chainFollowers.length === 0 ? (
-        <Empty>
-          No chain follower has run yet: start the worker (npm run worker, or npm start runs one).
-        </Empty>
-      ) : (
-        <DataTable columns={['Network', 'Stream', 'Head', 'Final', 'Cursor', 'Lag', 'Owner', 'Last tick']}>
-          {data.chainFollowers.map((f) => (
-            <tr
-              key={`${f.network}/${f.stream}`}
-              class={(f.lagBlocks ?? 0) > 20 || f.nodeProblem ? 'attention' : undefined}
-            >
-              <td>{f.network}</td>
-              <td>{f.stream}</td>
-              <td>{f.headBlock ?? '—'}</td>
-              <td>
-                {f.finalizedBlock ?? '—'}
-                {f.nodeFinalizedBlock !== null && f.nodeFinalizedBlock !== f.finalizedBlock ? (
-                  <div class="small muted">node: {f.nodeFinalizedBlock}</div>
-                ) : null}
-              </td>
-              <td>{f.cursorBlock}</td>
-              <td>
-                {f.lagBlocks ?? '—'} blocks{f.lagSeconds !== null ? `, ${f.lagSeconds} s` : ''}
-              </td>
-              <td>{f.owner ? <Id value={f.owner} short /> : <span class="muted">nobody</span>}</td>
-              <td>
-                <Time at={f.tickedAt} />
-                {f.nodeProblem ? <div class="error-text small">node problem</div> : null}
-              </td>
-            </tr>
-          ))}
-        </DataTable>
-      )}
+      <ListState
+        items={data.chainFollowers}
+        empty="No chain follower has run yet: start the worker (npm run worker, or npm start runs one)."
+      >
+        {(items) => (
+          <DataTable columns={['Network', 'Stream', 'Head', 'Final', 'Cursor', 'Lag', 'Owner', 'Last tick']}>
+            {items.map((f) => (
+              <tr
+                key={`${f.network}/${f.stream}`}
+                class={(f.lagBlocks ?? 0) > 20 || f.nodeProblem ? 'attention' : undefined}
+              >
+                <td>{f.network}</td>
+                <td>{f.stream}</td>
+                <td>{f.headBlock ?? '—'}</td>
+                <td>
+                  {f.finalizedBlock ?? '—'}
+                  {f.nodeFinalizedBlock !== null && f.nodeFinalizedBlock !== f.finalizedBlock ? (
+                    <div class="small muted">node: {f.nodeFinalizedBlock}</div>
+                  ) : null}
+                </td>
+                <td>{f.cursorBlock}</td>
+                <td>
+                  {f.lagBlocks ?? '—'} blocks{f.lagSeconds !== null ? `, ${f.lagSeconds} s` : ''}
+                </td>
+                <td>{f.owner ? <Id value={f.owner} short /> : <span class="muted">nobody</span>}</td>
+                <td>
+                  <Time at={f.tickedAt} />
+                  {f.nodeProblem ? <div class="error-text small">node problem</div> : null}
+                </td>
+              </tr>
+            ))}
+          </DataTable>
+        )}
+      </ListState>
       <h2>Relayer wallets</h2>
-      {data.relayerWallets.length === 0 ? <Empty>No relayer wallet is configured.</Empty> : null}
-      {data.relayerWallets.length > 0 ? (
-        <DataTable columns={['Network', 'Address', 'Balance', 'Queued', 'Pending', 'Gas']}>
-          {data.relayerWallets.map((w) => (
-            <tr key={w.network} class={w.outOfGasSince ? 'attention' : undefined}>
-              <td>{w.network}</td>
-              <td>
-                <Id value={w.address} short />
-              </td>
-              <td>
-                {w.balance !== null ? (
-                  <Amount value={w.balance} />
-                ) : (
-                  <span class="error-text">{w.lastError ?? 'unknown'}</span>
-                )}
-              </td>
-              <td>{w.queued}</td>
-              <td>{w.submitted}</td>
-              <td>
-                {w.outOfGasSince ? (
-                  <span class="error-text">
-                    out of gas since <Time at={w.outOfGasSince} /> — fund this address
-                  </span>
-                ) : (
-                  'ok'
-                )}
-              </td>
-            </tr>
-          ))}
-        </DataTable>
-      ) : null}
+      <ListState items={data.relayerWallets} empty="No relayer wallet is configured.">
+        {(items) => (
+          <DataTable columns={['Network', 'Address', 'Balance', 'Queued', 'Pending', 'Gas']}>
+            {items.map((w) => (
+              <tr key={w.network} class={w.outOfGasSince ? 'attention' : undefined}>
+                <td>{w.network}</td>
+                <td>
+                  <Id value={w.address} short />
+                </td>
+                <td>
+                  {w.balance !== null ? (
+                    <Amount value={w.balance} />
+                  ) : (
+                    <span class="error-text">{w.lastError ?? 'unknown'}</span>
+                  )}
+                </td>
+                <td>{w.queued}</td>
+                <td>{w.submitted}</td>
+                <td>
+                  {w.outOfGasSince ? (
+                    <span class="error-text">
+                      out of gas since <Time at={w.outOfGasSince} /> — fund this address
+                    </span>
+                  ) : (
+                    'ok'
+                  )}
+                </td>
+              </tr>
+            ))}
+          </DataTable>
+        )}
+      </ListState>
       <h2>Worker jobs</h2>
-      {data.workerJobs.length === 0 ? (
-        <Empty>No job waits: the queue is empty (or no worker has started yet).</Empty>
-      ) : null}
-      {data.workerJobs.length > 0 ? (
-        <DataTable columns={['Task', 'Waiting', 'Running', 'Failing', 'Last error']}>
-          {data.workerJobs.map((j) => (
-            <tr key={j.task} class={j.failing > 0 ? 'attention' : undefined}>
-              <td>{j.task}</td>
-              <td>{j.waiting}</td>
-              <td>{j.running}</td>
-              <td>{j.failing}</td>
-              <td class="error-text small">{j.lastError ?? ''}</td>
-            </tr>
-          ))}
-        </DataTable>
-      ) : null}
+      <ListState
+        items={data.workerJobs}
+        empty="No job waits: the queue is empty (or no worker has started yet)."
+      >
+        {(items) => (
+          <DataTable columns={['Task', 'Waiting', 'Running', 'Failing', 'Last error']}>
+            {items.map((j) => (
+              <tr key={j.task} class={j.failing > 0 ? 'attention' : undefined}>
+                <td>{j.task}</td>
+                <td>{j.waiting}</td>
+                <td>{j.running}</td>
+                <td>{j.failing}</td>
+                <td class="error-text small">{j.lastError ?? ''}</td>
+              </tr>
+            ))}
+          </DataTable>
+        )}
+      </ListState>
     </section>
   );
 }

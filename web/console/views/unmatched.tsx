@@ -1,9 +1,10 @@
-import { useMutation, useQuery } from '@urql/preact';
+import { useMutation } from '@urql/preact';
 import { useState } from 'preact/hooks';
 import { graphql } from '../graphql.ts';
+import { useRead } from '../live.ts';
 import { BASE, Link, type Location, navigate, withQuery } from '../router.ts';
-import { Amount, ChangeButton, Empty, Failure, Id, Loading, Outcome, Status, Time } from '../ui.tsx';
-import { DataTable } from './list.tsx';
+import { Amount, ChangeButton, Id, Outcome, Status, Time } from '../ui.tsx';
+import { DataTable, ListState } from './list.tsx';
 
 const UnmatchedList = graphql(`
   query UnmatchedList($state: UnmatchedPaymentState) {
@@ -58,9 +59,8 @@ type State = (typeof STATES)[number];
 export function UnmatchedPayments({ loc }: { loc: Location }) {
   const asked = loc.query.get('payments');
   const state: State = STATES.includes(asked as State) ? (asked as State) : 'unmatched';
-  const [{ data, fetching, error }, refetch] = useQuery({ query: UnmatchedList, variables: { state } });
-  const reload = () => refetch({ requestPolicy: 'network-only' });
-  const page = data?.unmatchedPayments;
+  const payments = useRead({ query: UnmatchedList, variables: { state } });
+  const page = payments.data?.unmatchedPayments;
   return (
     <section aria-labelledby="unmatched-heading">
       <h2 id="unmatched-heading">Payments no session claimed</h2>
@@ -78,58 +78,60 @@ export function UnmatchedPayments({ loc }: { loc: Location }) {
           ))}
         </select>
       </p>
-      {error ? <Failure error={error} retry={reload} /> : null}
-      {!data && fetching ? <Loading what="unmatched payments" /> : null}
-      {page && page.nodes.length === 0 ? (
-        <Empty>No {state} payment: every router payment so far belongs to its session.</Empty>
-      ) : null}
-      {page && page.nodes.length > 0 ? (
-        <DataTable
-          caption={`Payments ${state}`}
-          columns={['Seen', 'Amount', 'Network', 'Payer', 'Order ref', 'Transaction', 'State', 'Decision']}
-        >
-          {page.nodes.map((p) => (
-            <tr key={p.id} data-payment={p.id}>
-              <td>
-                <Time at={p.seenAt} />
-              </td>
-              <td>
-                {p.amount ? (
-                  <Amount value={p.amount} token={p.tokenSymbol} />
-                ) : (
-                  <span>{p.amountRaw} base units (unknown token)</span>
-                )}
-              </td>
-              <td>{p.network}</td>
-              <td>
-                <Id value={p.payer} short />
-              </td>
-              <td>
-                <Id value={p.orderRef} short />
-              </td>
-              <td>
-                <Id value={p.txHash} short />
-              </td>
-              <td>
-                <Status value={p.state} />
-              </td>
-              <td>
-                {p.state === 'unmatched' ? (
-                  <Decide id={p.id} done={reload} />
-                ) : (
-                  <span>
-                    {p.attachedSessionId ? (
-                      <Link href={`${BASE}/sessions/${p.attachedSessionId}`}>{p.attachedSessionId}</Link>
-                    ) : null}{' '}
-                    {p.resolvedBy ? `by ${p.resolvedBy}` : null}
-                    {p.note ? ` · ${p.note}` : null}
-                  </span>
-                )}
-              </td>
-            </tr>
-          ))}
-        </DataTable>
-      ) : null}
+      <ListState
+        read={payments}
+        what="unmatched payments"
+        items={page?.nodes}
+        empty={`No ${state} payment: every router payment so far belongs to its session.`}
+      >
+        {(nodes) => (
+          <DataTable
+            caption={`Payments ${state}`}
+            columns={['Seen', 'Amount', 'Network', 'Payer', 'Order ref', 'Transaction', 'State', 'Decision']}
+          >
+            {nodes.map((p) => (
+              <tr key={p.id} data-payment={p.id}>
+                <td>
+                  <Time at={p.seenAt} />
+                </td>
+                <td>
+                  {p.amount ? (
+                    <Amount value={p.amount} token={p.tokenSymbol} />
+                  ) : (
+                    <span>{p.amountRaw} base units (unknown token)</span>
+                  )}
+                </td>
+                <td>{p.network}</td>
+                <td>
+                  <Id value={p.payer} short />
+                </td>
+                <td>
+                  <Id value={p.orderRef} short />
+                </td>
+                <td>
+                  <Id value={p.txHash} short />
+                </td>
+                <td>
+                  <Status value={p.state} />
+                </td>
+                <td>
+                  {p.state === 'unmatched' ? (
+                    <Decide id={p.id} done={payments.reload} />
+                  ) : (
+                    <span>
+                      {p.attachedSessionId ? (
+                        <Link href={`${BASE}/sessions/${p.attachedSessionId}`}>{p.attachedSessionId}</Link>
+                      ) : null}{' '}
+                      {p.resolvedBy ? `by ${p.resolvedBy}` : null}
+                      {p.note ? ` · ${p.note}` : null}
+                    </span>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </DataTable>
+        )}
+      </ListState>
       {page?.hasNextPage ? <p class="muted small">The 100 newest are shown.</p> : null}
     </section>
   );
