@@ -3,7 +3,7 @@ import type { ComponentChildren } from 'preact';
 import { graphql } from '../graphql.ts';
 import { type Location, navigate, withQuery } from '../router.ts';
 
-/** Shared pieces of the list views: the merchant picker and the filter form kept in the URL. */
+/** Shared pieces of the list views: the merchant picker and the filter forms kept in the URL. */
 
 const MerchantNames = graphql(`
   query MerchantNames {
@@ -107,6 +107,37 @@ export function Filters({ loc, children }: { loc: Location; children: ComponentC
   );
 }
 
+/**
+ * The filter of sessions and payouts as the URL holds it (`?merchant=&status=&network=&search=` and
+ * `from`, `to`: whole UTC days, `to` included), as the API takes it.
+ */
+export function recordFilter(loc: Location) {
+  const q = (k: string) => loc.query.get(k);
+  return {
+    merchantId: q('merchant'),
+    status: q('status'),
+    network: q('network'),
+    search: q('search'),
+    createdAfter: dayBound(q('from')),
+    createdBefore: dayBound(q('to'), true),
+  };
+}
+
+/** The filter bar of sessions and payouts: `recordFilter`'s fields, the view's statuses and search hint. */
+export function RecordFilters(props: { loc: Location; statuses: string[]; search: string }) {
+  const q = (k: string) => props.loc.query.get(k);
+  return (
+    <Filters loc={props.loc}>
+      <MerchantSelect value={q('merchant')} />
+      <Choice name="status" label="Status" value={q('status')} options={props.statuses} />
+      <Input name="network" label="Network" value={q('network')} placeholder="eth" />
+      <Input name="from" label="From (UTC day)" type="date" value={q('from')} />
+      <Input name="to" label="To (UTC day)" type="date" value={q('to')} />
+      <Input name="search" label="Search" value={q('search')} placeholder={props.search} />
+    </Filters>
+  );
+}
+
 /** Next-page link of a keyset-paginated list. */
 export function Pager({
   loc,
@@ -133,7 +164,7 @@ export function Pager({
 }
 
 /** A `Date` query value (`YYYY-MM-DD`, a UTC day) as the start of that day, or its end. */
-export function dayBound(day: string | null, end = false): string | null {
+function dayBound(day: string | null, end = false): string | null {
   if (!day || !/^\d{4}-\d{2}-\d{2}$/.test(day)) return null;
   const start = Date.parse(`${day}T00:00:00Z`);
   return new Date(end ? start + 86_400_000 : start).toISOString();

@@ -2,7 +2,7 @@ import { graphql } from '../graphql.ts';
 import { useLive, useRead } from '../live.ts';
 import { BASE, Link, useLoc } from '../router.ts';
 import { Amount, Id, Status, Time } from '../ui.tsx';
-import { Choice, dayBound, Filters, Input, MerchantSelect, Pager } from './common.tsx';
+import { Pager, RecordFilters, recordFilter } from './common.tsx';
 import { DataTable, ListState } from './list.tsx';
 
 const Payouts = graphql(`
@@ -60,16 +60,8 @@ const PayoutChanged = graphql(`
 
 export function PayoutsView() {
   const loc = useLoc();
-  const q = (k: string) => loc.query.get(k);
-  const filter = {
-    merchantId: q('merchant'),
-    status: q('status'),
-    network: q('network'),
-    search: q('search'),
-    createdAfter: dayBound(q('from')),
-    createdBefore: dayBound(q('to'), true),
-  };
-  const payouts = useRead({ query: Payouts, variables: { filter, after: q('after') } });
+  const filter = recordFilter(loc);
+  const payouts = useRead({ query: Payouts, variables: { filter, after: loc.query.get('after') } });
   const batches = useRead({
     query: Batches,
     variables: { merchantId: filter.merchantId, network: filter.network },
@@ -82,24 +74,11 @@ export function PayoutsView() {
   return (
     <section>
       <h1>Payouts</h1>
-      <Filters loc={loc}>
-        <MerchantSelect value={q('merchant')} />
-        <Choice
-          name="status"
-          label="Status"
-          value={q('status')}
-          options={['pending', 'authorized', 'submitted', 'completed', 'failed']}
-        />
-        <Input name="network" label="Network" value={q('network')} placeholder="eth" />
-        <Input name="from" label="From (UTC day)" type="date" value={q('from')} />
-        <Input name="to" label="To (UTC day)" type="date" value={q('to')} />
-        <Input
-          name="search"
-          label="Search"
-          value={q('search')}
-          placeholder="payout id, external id, recipient or tx hash"
-        />
-      </Filters>
+      <RecordFilters
+        loc={loc}
+        statuses={['pending', 'authorized', 'submitted', 'completed', 'failed']}
+        search="payout id, external id, recipient or tx hash"
+      />
       <ListState
         read={payouts}
         what="payouts"

@@ -2,7 +2,7 @@ import { graphql } from '../graphql.ts';
 import { useLive, useRead } from '../live.ts';
 import { BASE, Link, useLoc } from '../router.ts';
 import { Amount, Id, Status, Time } from '../ui.tsx';
-import { Choice, dayBound, Filters, Input, MerchantSelect, Pager } from './common.tsx';
+import { Pager, RecordFilters, recordFilter } from './common.tsx';
 import { DataTable, ListState } from './list.tsx';
 import { UnmatchedPayments } from './unmatched.tsx';
 
@@ -42,16 +42,8 @@ const SessionChanged = graphql(`
 /** Deposit sessions: filters and search in the URL, live as sessions are created and settle. */
 export function SessionsView() {
   const loc = useLoc();
-  const q = (k: string) => loc.query.get(k);
-  const filter = {
-    merchantId: q('merchant'),
-    status: q('status'),
-    network: q('network'),
-    search: q('search'),
-    createdAfter: dayBound(q('from')),
-    createdBefore: dayBound(q('to'), true),
-  };
-  const sessions = useRead({ query: Sessions, variables: { filter, after: q('after') } });
+  const filter = recordFilter(loc);
+  const sessions = useRead({ query: Sessions, variables: { filter, after: loc.query.get('after') } });
   const live = useLive(SessionChanged, { merchantId: filter.merchantId }, sessions.reload);
   const page = sessions.data?.sessions;
   return (
@@ -60,24 +52,11 @@ export function SessionsView() {
       <p class="live" aria-live="polite">
         {live.error ? 'Live updates paused: reconnecting…' : 'Live: new and changed sessions appear here.'}
       </p>
-      <Filters loc={loc}>
-        <MerchantSelect value={q('merchant')} />
-        <Choice
-          name="status"
-          label="Status"
-          value={q('status')}
-          options={['pending', 'processing', 'completed', 'failed']}
-        />
-        <Input name="network" label="Network" value={q('network')} placeholder="eth" />
-        <Input name="from" label="From (UTC day)" type="date" value={q('from')} />
-        <Input name="to" label="To (UTC day)" type="date" value={q('to')} />
-        <Input
-          name="search"
-          label="Search"
-          value={q('search')}
-          placeholder="session id, order id, player, wallet or tx hash"
-        />
-      </Filters>
+      <RecordFilters
+        loc={loc}
+        statuses={['pending', 'processing', 'completed', 'failed']}
+        search="session id, order id, player, wallet or tx hash"
+      />
       <ListState
         read={sessions}
         what="sessions"
