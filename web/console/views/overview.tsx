@@ -130,7 +130,12 @@ export function OverviewView() {
       <h2>Needs attention</h2>
       <ListState
         items={open}
-        empty="Nothing needs attention: no failed webhooks or payouts, no stuck relays or parked sweeps, no unmatched payments, every follower keeping up."
+        empty={
+          <>
+            Nothing needs attention: no failed webhooks or payouts, no stuck relays or parked sweeps, no
+            unmatched payments, every follower keeping up.
+          </>
+        }
       >
         {(items) => (
           <ul class="attention-list">

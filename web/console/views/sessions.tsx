@@ -61,7 +61,9 @@ export function SessionsView() {
         read={sessions}
         what="sessions"
         items={page?.nodes}
-        empty="No session matches. Clear the filters, or open one through the API (POST /v1/cashier/init)."
+        empty={
+          <>No session matches. Clear the filters, or open one through the API (POST /v1/cashier/init).</>
+        }
       >
         {(nodes) => (
           <DataTable
