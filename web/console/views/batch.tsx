@@ -1,8 +1,7 @@
-import { useQuery } from '@urql/preact';
 import { graphql } from '../graphql.ts';
-import { useLive } from '../live.ts';
+import { useLive, useRead } from '../live.ts';
 import { BASE, Link } from '../router.ts';
-import { Amount, Facts, Failure, Id, Loading, Status, Time } from '../ui.tsx';
+import { Amount, Facts, Id, Status, Time, Unanswered } from '../ui.tsx';
 import { DataTable } from './list.tsx';
 import { FAILURES } from './payout.tsx';
 
@@ -45,11 +44,10 @@ const Changed = graphql(`
 `);
 
 export function BatchView({ id }: { id: string }) {
-  const [{ data, fetching, error }, refetch] = useQuery({ query: BatchQuery, variables: { id } });
-  const reload = () => refetch({ requestPolicy: 'network-only' });
+  const read = useRead({ query: BatchQuery, variables: { id } });
+  const { data, reload } = read;
   useLive(Changed, { id }, reload);
-  if (error && !data) return <Failure error={error} retry={reload} />;
-  if (!data) return fetching ? <Loading what="the batch" /> : null;
+  if (!data) return <Unanswered read={read} what="the batch" />;
   const b = data.payoutBatch;
   return (
     <section>

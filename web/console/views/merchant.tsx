@@ -1,9 +1,9 @@
-import { useMutation, useQuery } from '@urql/preact';
+import { useMutation } from '@urql/preact';
 import { useState } from 'preact/hooks';
 import { graphql } from '../graphql.ts';
-import { field } from '../live.ts';
+import { field, useRead } from '../live.ts';
 import { BASE, Link } from '../router.ts';
-import { ChangeButton, Facts, Failure, Id, Loading, Outcome, Status, Time } from '../ui.tsx';
+import { ChangeButton, Facts, Id, Outcome, Status, Time, Unanswered } from '../ui.tsx';
 import { DataTable, ListState } from './list.tsx';
 
 const MerchantQuery = graphql(`
@@ -77,16 +77,15 @@ const RevokeKey = graphql(`
 `);
 
 export function MerchantView({ id }: { id: string }) {
-  const [{ data, fetching, error }, refetch] = useQuery({ query: MerchantQuery, variables: { id } });
-  const reload = () => refetch({ requestPolicy: 'network-only' });
+  const read = useRead({ query: MerchantQuery, variables: { id } });
+  const { data, reload } = read;
   const [updated, update] = useMutation(Update);
   const [allowed, allow] = useMutation(SetAllowlist);
   const [walletSet, setWallet] = useMutation(SetWallet);
   const [issued, issue] = useMutation(IssueKey);
   const [revoked, revoke] = useMutation(RevokeKey);
   const [saved, setSaved] = useState<string | null>(null);
-  if (error && !data) return <Failure error={error} retry={reload} />;
-  if (!data) return fetching ? <Loading what="the merchant" /> : null;
+  if (!data) return <Unanswered read={read} what="the merchant" />;
   const m = data.merchant;
   return (
     <section>

@@ -1,10 +1,9 @@
-import { useQuery } from '@urql/preact';
 import { useMemo } from 'preact/hooks';
 import { VolumeChart } from '../chart.tsx';
 import { graphql } from '../graphql.ts';
-import { useLive } from '../live.ts';
+import { useLive, useRead } from '../live.ts';
 import { BASE, Link } from '../router.ts';
-import { Amount, Empty, Failure, Loading } from '../ui.tsx';
+import { Amount, Empty, Unanswered } from '../ui.tsx';
 import { DataTable, ListState } from './list.tsx';
 import { Tick } from './system.tsx';
 
@@ -65,8 +64,8 @@ const OverviewQuery = graphql(`
 const LAGGING_BLOCKS = 20;
 
 export function OverviewView() {
-  const [{ data, fetching, error }, refetch] = useQuery({ query: OverviewQuery });
-  const reload = () => refetch({ requestPolicy: 'network-only' });
+  const read = useRead({ query: OverviewQuery });
+  const { data, reload } = read;
   useLive(Tick, {}, reload);
   const chart = useMemo(() => {
     const days = Array.from({ length: 14 }, (_, i) =>
@@ -82,8 +81,7 @@ export function OverviewView() {
     }));
     return { days, series };
   }, [data]);
-  if (error && !data) return <Failure error={error} retry={reload} />;
-  if (!data) return fetching ? <Loading what="the overview" /> : null;
+  if (!data) return <Unanswered read={read} what="the overview" />;
   const { activity, attention } = data.overview;
   const lagging = data.chainFollowers.filter((f) => (f.lagBlocks ?? 0) > LAGGING_BLOCKS || !f.owner);
   const nodeTrouble = [...new Set(data.chainFollowers.filter((f) => f.nodeProblem).map((f) => f.network))];

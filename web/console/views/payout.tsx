@@ -1,8 +1,7 @@
-import { useQuery } from '@urql/preact';
 import { graphql } from '../graphql.ts';
-import { useLive } from '../live.ts';
+import { useLive, useRead } from '../live.ts';
 import { BASE, Link } from '../router.ts';
-import { Amount, Empty, Facts, Failure, Id, Loading, Status, Time } from '../ui.tsx';
+import { Amount, Empty, Facts, Id, Status, Time, Unanswered } from '../ui.tsx';
 import { DataTable } from './list.tsx';
 import { DeliveryTable } from './webhooks.tsx';
 
@@ -73,11 +72,10 @@ export const FAILURES: Record<string, string> = {
 };
 
 export function PayoutView({ id }: { id: string }) {
-  const [{ data, fetching, error }, refetch] = useQuery({ query: PayoutQuery, variables: { id } });
-  const reload = () => refetch({ requestPolicy: 'network-only' });
+  const read = useRead({ query: PayoutQuery, variables: { id } });
+  const { data, reload } = read;
   useLive(Changed, { id }, reload);
-  if (error && !data) return <Failure error={error} retry={reload} />;
-  if (!data) return fetching ? <Loading what="the payout" /> : null;
+  if (!data) return <Unanswered read={read} what="the payout" />;
   const p = data.payout;
   return (
     <section>

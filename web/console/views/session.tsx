@@ -1,8 +1,7 @@
-import { useQuery } from '@urql/preact';
 import { graphql, type ResultOf } from '../graphql.ts';
-import { useLive } from '../live.ts';
+import { useLive, useRead } from '../live.ts';
 import { BASE, Link } from '../router.ts';
-import { Amount, Empty, Facts, Failure, Id, Loading, Status, Time } from '../ui.tsx';
+import { Amount, Empty, Facts, Id, Status, Time, Unanswered } from '../ui.tsx';
 import { DataTable } from './list.tsx';
 import { DeliveryTable } from './webhooks.tsx';
 
@@ -63,11 +62,10 @@ const Changed = graphql(`
 
 /** One session: what it is, where it stands, its payment on chain, and its webhooks. */
 export function SessionView({ id }: { id: string }) {
-  const [{ data, fetching, error }, refetch] = useQuery({ query: SessionQuery, variables: { id } });
-  const reload = () => refetch({ requestPolicy: 'network-only' });
+  const read = useRead({ query: SessionQuery, variables: { id } });
+  const { data, reload } = read;
   useLive(Changed, { id }, reload);
-  if (error && !data) return <Failure error={error} retry={reload} />;
-  if (!data) return fetching ? <Loading what="the session" /> : null;
+  if (!data) return <Unanswered read={read} what="the session" />;
   const s = data.session;
   const head = data.chainFollowers.find((f) => f.network === s.network && f.stream === 'sessions')?.headBlock;
   const confirmations = s.blockNumber !== null && head != null ? Math.max(0, head - s.blockNumber + 1) : null;

@@ -1,7 +1,6 @@
-import { useQuery } from '@urql/preact';
 import { graphql } from '../graphql.ts';
-import { useLive } from '../live.ts';
-import { Amount, Failure, Id, Loading, Time } from '../ui.tsx';
+import { useLive, useRead } from '../live.ts';
+import { Amount, Id, Time, Unanswered } from '../ui.tsx';
 import { DataTable, ListState } from './list.tsx';
 
 const SystemQuery = graphql(`
@@ -49,11 +48,10 @@ export const Tick = graphql(`
 `);
 
 export function SystemView() {
-  const [{ data, fetching, error }, refetch] = useQuery({ query: SystemQuery });
-  const reload = () => refetch({ requestPolicy: 'network-only' });
+  const read = useRead({ query: SystemQuery });
+  const { data, reload } = read;
   useLive(Tick, {}, reload);
-  if (error && !data) return <Failure error={error} retry={reload} />;
-  if (!data) return fetching ? <Loading what="the system state" /> : null;
+  if (!data) return <Unanswered read={read} what="the system state" />;
   const troubled = data.chainFollowers.filter((f) => f.nodeProblem);
   return (
     <section>

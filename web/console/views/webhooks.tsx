@@ -1,8 +1,8 @@
-import { useMutation, useQuery } from '@urql/preact';
+import { useMutation } from '@urql/preact';
 import { graphql } from '../graphql.ts';
-import { useLive } from '../live.ts';
+import { useLive, useRead } from '../live.ts';
 import { BASE, Link, useLoc } from '../router.ts';
-import { ChangeButton, Empty, Failure, Id, Loading, Outcome, Status, Time } from '../ui.tsx';
+import { ChangeButton, Empty, Id, Outcome, Status, Time, Unanswered } from '../ui.tsx';
 import { Choice, Filters, Input, MerchantSelect, Pager } from './common.tsx';
 import { DataTable } from './list.tsx';
 
@@ -75,15 +75,11 @@ export function DeliveryTable({
 }) {
   const loc = useLoc();
   const full = { ...filter, ...(subjectId ? { subjectId } : {}) } as Filter;
-  const [{ data, fetching, error }, refetch] = useQuery({
-    query: Deliveries,
-    variables: { filter: full as never, after: after ?? null },
-  });
-  const reload = () => refetch({ requestPolicy: 'network-only' });
+  const read = useRead({ query: Deliveries, variables: { filter: full as never, after: after ?? null } });
+  const { data, reload } = read;
   useLive(Updated, { merchantId: full.merchantId ?? null }, reload);
   const [resent, resend] = useMutation(Resend);
-  if (error && !data) return <Failure error={error} retry={reload} />;
-  if (!data) return fetching ? <Loading what="webhook deliveries" /> : null;
+  if (!data) return <Unanswered read={read} what="webhook deliveries" />;
   const page = data.webhookDeliveries;
   if (page.nodes.length === 0)
     return (
