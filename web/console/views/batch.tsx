@@ -2,6 +2,7 @@ import { graphql } from '../graphql.ts';
 import { useLive, useRead } from '../live.ts';
 import { BASE, Link } from '../router.ts';
 import { Amount, Facts, Id, Status, Time, Unanswered } from '../ui.tsx';
+import { RecordHeading } from './common.tsx';
 import { DataTable } from './list.tsx';
 import { FAILURES } from './payout.tsx';
 
@@ -51,12 +52,9 @@ export function BatchView({ id }: { id: string }) {
   const b = data.payoutBatch;
   return (
     <section>
-      <p class="crumbs">
-        <Link href={`${BASE}/payouts`}>Payouts</Link> /
-      </p>
-      <h1>
+      <RecordHeading list="payouts" listName="Payouts">
         Batch <Id value={b.id} />
-      </h1>
+      </RecordHeading>
       <Facts
         rows={[
           ['Status', <Status value={b.status} />],

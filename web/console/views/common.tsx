@@ -1,9 +1,12 @@
 import { useQuery } from '@urql/preact';
 import type { ComponentChildren } from 'preact';
 import { graphql } from '../graphql.ts';
-import { type Location, navigate, withQuery } from '../router.ts';
+import { BASE, Link, type Location, navigate, withQuery } from '../router.ts';
 
-/** Shared pieces of the list views: the merchant picker and the filter forms kept in the URL. */
+/**
+ * Shared pieces of the views: the merchant picker and the filter forms kept in the URL, paging, and
+ * the heading of one record's view.
+ */
 
 const MerchantNames = graphql(`
   query MerchantNames {
@@ -160,6 +163,18 @@ export function Pager({
         </button>
       ) : null}
     </p>
+  );
+}
+
+/** A record's heading (its kind and id, or its name) under a link back to its list, e.g. "Payouts /". */
+export function RecordHeading(props: { list: string; listName: string; children: ComponentChildren }) {
+  return (
+    <>
+      <p class="crumbs">
+        <Link href={`${BASE}/${props.list}`}>{props.listName}</Link> /
+      </p>
+      <h1>{props.children}</h1>
+    </>
   );
 }
 

@@ -4,6 +4,7 @@ import { graphql } from '../graphql.ts';
 import { field, useRead } from '../live.ts';
 import { BASE, Link } from '../router.ts';
 import { ChangeButton, Facts, Id, Outcome, Status, Time, Unanswered } from '../ui.tsx';
+import { RecordHeading } from './common.tsx';
 import { DataTable, ListState } from './list.tsx';
 
 const MerchantQuery = graphql(`
@@ -89,10 +90,9 @@ export function MerchantView({ id }: { id: string }) {
   const m = data.merchant;
   return (
     <section>
-      <p class="crumbs">
-        <Link href={`${BASE}/merchants`}>Merchants</Link> /
-      </p>
-      <h1>{m.displayName ?? m.name}</h1>
+      <RecordHeading list="merchants" listName="Merchants">
+        {m.displayName ?? m.name}
+      </RecordHeading>
       <Facts
         rows={[
           ['Id', <Id value={m.id} />],

@@ -2,6 +2,7 @@ import { graphql } from '../graphql.ts';
 import { useLive, useRead } from '../live.ts';
 import { BASE, Link } from '../router.ts';
 import { Amount, Empty, Facts, Id, Status, Time, Unanswered } from '../ui.tsx';
+import { RecordHeading } from './common.tsx';
 import { DataTable } from './list.tsx';
 import { DeliveryTable } from './webhooks.tsx';
 
@@ -79,12 +80,9 @@ export function PayoutView({ id }: { id: string }) {
   const p = data.payout;
   return (
     <section>
-      <p class="crumbs">
-        <Link href={`${BASE}/payouts`}>Payouts</Link> /
-      </p>
-      <h1>
+      <RecordHeading list="payouts" listName="Payouts">
         Payout <Id value={p.id} />
-      </h1>
+      </RecordHeading>
       {p.failureReason ? (
         <p class="failure" role="alert">
           Failed — {FAILURES[p.failureReason] ?? p.failureReason}

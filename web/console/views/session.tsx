@@ -2,6 +2,7 @@ import { graphql, type ResultOf } from '../graphql.ts';
 import { useLive, useRead } from '../live.ts';
 import { BASE, Link } from '../router.ts';
 import { Amount, Empty, Facts, Id, Status, Time, Unanswered } from '../ui.tsx';
+import { RecordHeading } from './common.tsx';
 import { DataTable } from './list.tsx';
 import { DeliveryTable } from './webhooks.tsx';
 
@@ -71,12 +72,9 @@ export function SessionView({ id }: { id: string }) {
   const confirmations = s.blockNumber !== null && head != null ? Math.max(0, head - s.blockNumber + 1) : null;
   return (
     <section>
-      <p class="crumbs">
-        <Link href={`${BASE}/sessions`}>Sessions</Link> /
-      </p>
-      <h1>
+      <RecordHeading list="sessions" listName="Sessions">
         Session <Id value={s.id} />
-      </h1>
+      </RecordHeading>
       <Facts
         rows={[
           ['Status', <Status value={s.status} />],
