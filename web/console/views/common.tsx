@@ -110,37 +110,6 @@ export function Filters({ loc, children }: { loc: Location; children: ComponentC
   );
 }
 
-/**
- * The filter of sessions and payouts as the URL holds it (`?merchant=&status=&network=&search=` and
- * `from`, `to`: whole UTC days, `to` included), as the API takes it.
- */
-export function recordFilter(loc: Location) {
-  const q = (k: string) => loc.query.get(k);
-  return {
-    merchantId: q('merchant'),
-    status: q('status'),
-    network: q('network'),
-    search: q('search'),
-    createdAfter: dayBound(q('from')),
-    createdBefore: dayBound(q('to'), true),
-  };
-}
-
-/** The filter bar of sessions and payouts: `recordFilter`'s fields, the view's statuses and search hint. */
-export function RecordFilters(props: { loc: Location; statuses: string[]; search: string }) {
-  const q = (k: string) => props.loc.query.get(k);
-  return (
-    <Filters loc={props.loc}>
-      <MerchantSelect value={q('merchant')} />
-      <Choice name="status" label="Status" value={q('status')} options={props.statuses} />
-      <Input name="network" label="Network" value={q('network')} placeholder="eth" />
-      <Input name="from" label="From (UTC day)" type="date" value={q('from')} />
-      <Input name="to" label="To (UTC day)" type="date" value={q('to')} />
-      <Input name="search" label="Search" value={q('search')} placeholder={props.search} />
-    </Filters>
-  );
-}
-
 /** Next-page link of a keyset-paginated list. */
 export function Pager({
   loc,
@@ -176,11 +145,4 @@ export function RecordHeading(props: { list: string; listName: string; children:
       <h1>{props.children}</h1>
     </>
   );
-}
-
-/** A `Date` query value (`YYYY-MM-DD`, a UTC day) as the start of that day, or its end. */
-function dayBound(day: string | null, end = false): string | null {
-  if (!day || !/^\d{4}-\d{2}-\d{2}$/.test(day)) return null;
-  const start = Date.parse(`${day}T00:00:00Z`);
-  return new Date(end ? start + 86_400_000 : start).toISOString();
 }

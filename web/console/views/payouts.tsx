@@ -2,8 +2,8 @@ import { graphql } from '../graphql.ts';
 import { useLive, useRead } from '../live.ts';
 import { BASE, Link, useLoc } from '../router.ts';
 import { Amount, Id, Status, Time } from '../ui.tsx';
-import { Pager, RecordFilters, recordFilter } from './common.tsx';
-import { DataTable, ListState } from './list.tsx';
+import { Pager } from './common.tsx';
+import { DataTable, ListState, RecordFilters, recordFilter } from './list.tsx';
 
 const Payouts = graphql(`
   query Payouts($filter: PayoutFilter, $after: String) {
