@@ -1,5 +1,5 @@
 import type { AnyVariables, TypedDocumentNode } from '@urql/core';
-import { useSubscription } from '@urql/preact';
+import { type UseQueryArgs, useQuery, useSubscription } from '@urql/preact';
 import { useEffect, useRef } from 'preact/hooks';
 
 /**
@@ -23,6 +23,15 @@ export function useLive<Data, Vars extends AnyVariables>(
   }, [result.data]);
   useEffect(() => () => clearTimeout(timer.current), []);
   return result;
+}
+
+/**
+ * A view's query with `reload`: read again from the network, not the cache (after a change the view
+ * made, on "Try again", on a live event).
+ */
+export function useRead<Data, Vars extends AnyVariables>(args: UseQueryArgs<Vars, Data>) {
+  const [result, refetch] = useQuery<Data, Vars>(args);
+  return { ...result, reload: () => refetch({ requestPolicy: 'network-only' }) };
 }
 
 /** The query-string value `key` of a form, trimmed; empty is null. */

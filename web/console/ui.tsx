@@ -79,6 +79,19 @@ export function Loading({ what }: { what: string }) {
   );
 }
 
+/** A read's state as `useRead` gives it: enough to show its error, with a retry, or that it loads. */
+export interface Read {
+  error?: CombinedError;
+  fetching: boolean;
+  reload: () => void;
+}
+
+/** A view whose read has not answered: its error with a retry, or that it loads (else nothing). */
+export function Unanswered({ read, what }: { read: Read; what: string }) {
+  if (read.error) return <Failure error={read.error} retry={read.reload} />;
+  return read.fetching ? <Loading what={what} /> : null;
+}
+
 /** An error from the API, with what to do about it. */
 export function Failure({ error, retry }: { error: CombinedError | Error | string; retry?: () => void }) {
   const message = typeof error === 'string' ? error : describe(error);

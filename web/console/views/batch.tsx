@@ -1,8 +1,9 @@
-import { useQuery } from '@urql/preact';
 import { graphql } from '../graphql.ts';
-import { useLive } from '../live.ts';
+import { useLive, useRead } from '../live.ts';
 import { BASE, Link } from '../router.ts';
-import { Amount, Facts, Failure, Id, Loading, Status, Time } from '../ui.tsx';
+import { Amount, Facts, Id, Status, Time, Unanswered } from '../ui.tsx';
+import { RecordHeading } from './common.tsx';
+import { DataTable } from './list.tsx';
 import { FAILURES } from './payout.tsx';
 
 const BatchQuery = graphql(`
@@ -44,20 +45,16 @@ const Changed = graphql(`
 `);
 
 export function BatchView({ id }: { id: string }) {
-  const [{ data, fetching, error }, refetch] = useQuery({ query: BatchQuery, variables: { id } });
-  const reload = () => refetch({ requestPolicy: 'network-only' });
+  const read = useRead({ query: BatchQuery, variables: { id } });
+  const { data, reload } = read;
   useLive(Changed, { id }, reload);
-  if (error && !data) return <Failure error={error} retry={reload} />;
-  if (!data) return fetching ? <Loading what="the batch" /> : null;
+  if (!data) return <Unanswered read={read} what="the batch" />;
   const b = data.payoutBatch;
   return (
     <section>
-      <p class="crumbs">
-        <Link href={`${BASE}/payouts`}>Payouts</Link> /
-      </p>
-      <h1>
+      <RecordHeading list="payouts" listName="Payouts">
         Batch <Id value={b.id} />
-      </h1>
+      </RecordHeading>
       <Facts
         rows={[
           ['Status', <Status value={b.status} />],
@@ -72,44 +69,33 @@ export function BatchView({ id }: { id: string }) {
         ]}
       />
       <h2>Items</h2>
-      <table>
-        <caption class="sr-only">Items</caption>
-        <thead>
-          <tr>
-            <th scope="col">#</th>
-            <th scope="col">Payout</th>
-            <th scope="col">Recipient</th>
-            <th scope="col">Amount</th>
-            <th scope="col">State</th>
-            <th scope="col">Transaction</th>
-            <th scope="col">Block</th>
+      <DataTable
+        caption="Items"
+        columns={['#', 'Payout', 'Recipient', 'Amount', 'State', 'Transaction', 'Block']}
+      >
+        {b.items.map((p) => (
+          <tr key={p.id}>
+            <td>{p.batchIndex}</td>
+            <td>
+              <Link href={`${BASE}/payouts/${p.id}`}>{p.id}</Link>
+            </td>
+            <td>
+              <Id value={p.recipient} short />
+            </td>
+            <td>
+              <Amount value={p.amount} token={b.token} />
+            </td>
+            <td>
+              <Status value={p.status} />
+              {p.failureReason ? (
+                <div class="error-text small">{FAILURES[p.failureReason] ?? p.failureReason}</div>
+              ) : null}
+            </td>
+            <td>{p.txHash ? <Id value={p.txHash} short /> : <span class="muted">—</span>}</td>
+            <td>{p.executedBlock ?? '—'}</td>
           </tr>
-        </thead>
-        <tbody>
-          {b.items.map((p) => (
-            <tr key={p.id}>
-              <td>{p.batchIndex}</td>
-              <td>
-                <Link href={`${BASE}/payouts/${p.id}`}>{p.id}</Link>
-              </td>
-              <td>
-                <Id value={p.recipient} short />
-              </td>
-              <td>
-                <Amount value={p.amount} token={b.token} />
-              </td>
-              <td>
-                <Status value={p.status} />
-                {p.failureReason ? (
-                  <div class="error-text small">{FAILURES[p.failureReason] ?? p.failureReason}</div>
-                ) : null}
-              </td>
-              <td>{p.txHash ? <Id value={p.txHash} short /> : <span class="muted">—</span>}</td>
-              <td>{p.executedBlock ?? '—'}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </DataTable>
     </section>
   );
 }

@@ -1,9 +1,12 @@
 import { useQuery } from '@urql/preact';
 import type { ComponentChildren } from 'preact';
 import { graphql } from '../graphql.ts';
-import { type Location, navigate, withQuery } from '../router.ts';
+import { BASE, Link, type Location, navigate, withQuery } from '../router.ts';
 
-/** Shared pieces of the list views: the merchant picker and the filter form kept in the URL. */
+/**
+ * Shared pieces of the views: the merchant picker and the filter forms kept in the URL, paging, and
+ * the heading of one record's view.
+ */
 
 const MerchantNames = graphql(`
   query MerchantNames {
@@ -132,9 +135,14 @@ export function Pager({
   );
 }
 
-/** A `Date` query value (`YYYY-MM-DD`, a UTC day) as the start of that day, or its end. */
-export function dayBound(day: string | null, end = false): string | null {
-  if (!day || !/^\d{4}-\d{2}-\d{2}$/.test(day)) return null;
-  const start = Date.parse(`${day}T00:00:00Z`);
-  return new Date(end ? start + 86_400_000 : start).toISOString();
+/** A record's heading (its kind and id, or its name) under a link back to its list, e.g. "Payouts /". */
+export function RecordHeading(props: { list: string; listName: string; children: ComponentChildren }) {
+  return (
+    <>
+      <p class="crumbs">
+        <Link href={`${BASE}/${props.list}`}>{props.listName}</Link> /
+      </p>
+      <h1>{props.children}</h1>
+    </>
+  );
 }

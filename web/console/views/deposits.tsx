@@ -1,8 +1,10 @@
 import { useQuery } from '@urql/preact';
 import { graphql } from '../graphql.ts';
+import { useRead } from '../live.ts';
 import { useLoc } from '../router.ts';
-import { Amount, Empty, Failure, Id, Loading, Status, Time } from '../ui.tsx';
+import { Amount, Failure, Id, Loading, Status, Time } from '../ui.tsx';
 import { Choice, Filters, Input, MerchantSelect, Pager } from './common.tsx';
+import { DataTable, ListState } from './list.tsx';
 import { SweepHolds } from './sweepholds.tsx';
 
 const Deposits = graphql(`
@@ -70,7 +72,7 @@ export function DepositsView() {
   const loc = useLoc();
   const q = (k: string) => loc.query.get(k);
   const status = q('status') as 'pending' | 'credited' | 'below_fee' | null;
-  const [{ data, fetching, error }, refetch] = useQuery({
+  const deposits = useRead({
     query: Deposits,
     variables: {
       merchantId: q('merchant'),
@@ -80,6 +82,7 @@ export function DepositsView() {
       after: q('after'),
     },
   });
+  const data = deposits.data;
   const [addresses] = useQuery({
     query: Addresses,
     variables: { merchantId: q('merchant') ?? '', playerId: q('player') },
@@ -99,28 +102,18 @@ export function DepositsView() {
           options={['pending', 'credited', 'below_fee']}
         />
       </Filters>
-      {error ? <Failure error={error} retry={() => refetch({ requestPolicy: 'network-only' })} /> : null}
-      {!data && fetching ? <Loading what="deposits" /> : null}
+      {deposits.error ? <Failure error={deposits.error} retry={deposits.reload} /> : null}
+      {!data && deposits.fetching ? <Loading what="deposits" /> : null}
       {q('merchant') && q('player') ? (
         <div>
           <h2>Addresses of player {q('player')}</h2>
-          {addresses.data?.depositAddresses.length === 0 ? (
-            <Empty>No address issued to this player.</Empty>
-          ) : null}
-          {addresses.data?.depositAddresses.length ? (
-            <table>
-              <caption class="sr-only">Addresses of player {q('player')}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Network</th>
-                  <th scope="col">Address</th>
-                  <th scope="col">Settles to</th>
-                  <th scope="col">On chain</th>
-                  <th scope="col">Issued</th>
-                </tr>
-              </thead>
-              <tbody>
-                {addresses.data.depositAddresses.map((a) => (
+          <ListState items={addresses.data?.depositAddresses} empty="No address issued to this player.">
+            {(items) => (
+              <DataTable
+                caption={`Addresses of player ${q('player')}`}
+                columns={['Network', 'Address', 'Settles to', 'On chain', 'Issued']}
+              >
+                {items.map((a) => (
                   <tr key={a.id}>
                     <td>{a.network}</td>
                     <td>
@@ -135,9 +128,9 @@ export function DepositsView() {
                     </td>
                   </tr>
                 ))}
-              </tbody>
-            </table>
-          ) : null}
+              </DataTable>
+            )}
+          </ListState>
         </div>
       ) : (
         <p class="muted small">Choose a merchant and a player id to see the player's issued addresses.</p>
@@ -145,24 +138,13 @@ export function DepositsView() {
       {data ? (
         <div>
           <h2>Credits and fees</h2>
-          {data.deposits.nodes.length === 0 ? <Empty>No deposit to a standing address matches.</Empty> : null}
-          {data.deposits.nodes.length > 0 ? (
-            <table>
-              <caption class="sr-only">Deposits</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Deposit</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Amount</th>
-                  <th scope="col">Fee</th>
-                  <th scope="col">Credited</th>
-                  <th scope="col">Player</th>
-                  <th scope="col">Transaction</th>
-                  <th scope="col">Swept</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.deposits.nodes.map((d) => (
+          <ListState items={data.deposits.nodes} empty="No deposit to a standing address matches.">
+            {(nodes) => (
+              <DataTable
+                caption="Deposits"
+                columns={['Deposit', 'Status', 'Amount', 'Fee', 'Credited', 'Player', 'Transaction', 'Swept']}
+              >
+                {nodes.map((d) => (
                   <tr key={d.id}>
                     <td>
                       <Id value={d.id} short />
@@ -187,28 +169,19 @@ export function DepositsView() {
                     <td>{d.sweepId ? <Time at={d.sweptAt} /> : <span class="muted">not yet</span>}</td>
                   </tr>
                 ))}
-              </tbody>
-            </table>
-          ) : null}
+              </DataTable>
+            )}
+          </ListState>
           <Pager loc={loc} page={data.deposits} />
           <SweepHolds />
           <h2>Sweeps</h2>
-          {data.sweeps.nodes.length === 0 ? <Empty>No sweep has run yet.</Empty> : null}
-          {data.sweeps.nodes.length > 0 ? (
-            <table>
-              <caption class="sr-only">Sweeps</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Sweep</th>
-                  <th scope="col">Network</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Items</th>
-                  <th scope="col">Transaction</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.sweeps.nodes.map((s) => (
+          <ListState items={data.sweeps.nodes} empty="No sweep has run yet.">
+            {(nodes) => (
+              <DataTable
+                caption="Sweeps"
+                columns={['Sweep', 'Network', 'Status', 'Items', 'Transaction', 'Created']}
+              >
+                {nodes.map((s) => (
                   <tr key={s.id} class={s.status === 'failed' ? 'attention' : undefined}>
                     <td>
                       <Id value={s.id} short />
@@ -225,35 +198,28 @@ export function DepositsView() {
                     </td>
                   </tr>
                 ))}
-              </tbody>
-            </table>
-          ) : null}
+              </DataTable>
+            )}
+          </ListState>
           {data.sweepTotals.length > 0 ? (
-            <table>
-              <caption>Swept so far</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Network</th>
-                  <th scope="col">Sweeps</th>
-                  <th scope="col">To settlement wallets</th>
-                  <th scope="col">Fees</th>
+            <DataTable
+              caption="Swept so far"
+              showCaption
+              columns={['Network', 'Sweeps', 'To settlement wallets', 'Fees']}
+            >
+              {data.sweepTotals.map((t) => (
+                <tr key={`${t.network}/${t.token}`}>
+                  <td>{t.network}</td>
+                  <td>{t.sweeps}</td>
+                  <td>
+                    <Amount value={t.swept} token={t.token} />
+                  </td>
+                  <td>
+                    <Amount value={t.fees} token={t.token} />
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {data.sweepTotals.map((t) => (
-                  <tr key={`${t.network}/${t.token}`}>
-                    <td>{t.network}</td>
-                    <td>{t.sweeps}</td>
-                    <td>
-                      <Amount value={t.swept} token={t.token} />
-                    </td>
-                    <td>
-                      <Amount value={t.fees} token={t.token} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </DataTable>
           ) : null}
         </div>
       ) : null}

@@ -1,9 +1,11 @@
-import { useMutation, useQuery } from '@urql/preact';
+import { useMutation } from '@urql/preact';
 import { useState } from 'preact/hooks';
 import { graphql } from '../graphql.ts';
-import { field } from '../live.ts';
+import { field, useRead } from '../live.ts';
 import { BASE, Link } from '../router.ts';
-import { ChangeButton, Empty, Facts, Failure, Id, Loading, Outcome, Status, Time } from '../ui.tsx';
+import { ChangeButton, Facts, Id, Outcome, Status, Time, Unanswered } from '../ui.tsx';
+import { RecordHeading } from './common.tsx';
+import { DataTable, ListState } from './list.tsx';
 
 const MerchantQuery = graphql(`
   query Merchant($id: ID!) {
@@ -76,23 +78,21 @@ const RevokeKey = graphql(`
 `);
 
 export function MerchantView({ id }: { id: string }) {
-  const [{ data, fetching, error }, refetch] = useQuery({ query: MerchantQuery, variables: { id } });
-  const reload = () => refetch({ requestPolicy: 'network-only' });
+  const read = useRead({ query: MerchantQuery, variables: { id } });
+  const { data, reload } = read;
   const [updated, update] = useMutation(Update);
   const [allowed, allow] = useMutation(SetAllowlist);
   const [walletSet, setWallet] = useMutation(SetWallet);
   const [issued, issue] = useMutation(IssueKey);
   const [revoked, revoke] = useMutation(RevokeKey);
   const [saved, setSaved] = useState<string | null>(null);
-  if (error && !data) return <Failure error={error} retry={reload} />;
-  if (!data) return fetching ? <Loading what="the merchant" /> : null;
+  if (!data) return <Unanswered read={read} what="the merchant" />;
   const m = data.merchant;
   return (
     <section>
-      <p class="crumbs">
-        <Link href={`${BASE}/merchants`}>Merchants</Link> /
-      </p>
-      <h1>{m.displayName ?? m.name}</h1>
+      <RecordHeading list="merchants" listName="Merchants">
+        {m.displayName ?? m.name}
+      </RecordHeading>
       <Facts
         rows={[
           ['Id', <Id value={m.id} />],
@@ -160,21 +160,13 @@ export function MerchantView({ id }: { id: string }) {
       </form>
 
       <h2>Settlement wallets</h2>
-      {m.settlementWallets.length === 0 ? (
-        <Empty>
-          No settlement wallet: this merchant cannot take deposits yet. Add one per network below.
-        </Empty>
-      ) : (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Network</th>
-              <th scope="col">Address</th>
-              <th scope="col">Updated</th>
-            </tr>
-          </thead>
-          <tbody>
-            {m.settlementWallets.map((w) => (
+      <ListState
+        items={m.settlementWallets}
+        empty="No settlement wallet: this merchant cannot take deposits yet. Add one per network below."
+      >
+        {(items) => (
+          <DataTable columns={['Network', 'Address', 'Updated']}>
+            {items.map((w) => (
               <tr key={w.network}>
                 <td>{w.network}</td>
                 <td>
@@ -185,9 +177,9 @@ export function MerchantView({ id }: { id: string }) {
                 </td>
               </tr>
             ))}
-          </tbody>
-        </table>
-      )}
+          </DataTable>
+        )}
+      </ListState>
       <form
         class="inline"
         aria-label="Set a settlement wallet"
@@ -221,22 +213,10 @@ export function MerchantView({ id }: { id: string }) {
           <Id value={issued.data.issueApiKey.secret} />
         </div>
       ) : null}
-      {m.apiKeys.length === 0 ? <Empty>No API keys. Issue one for the merchant's server below.</Empty> : null}
-      {m.apiKeys.length > 0 ? (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Key</th>
-              <th scope="col">Label</th>
-              <th scope="col">State</th>
-              <th scope="col">Created</th>
-              <th scope="col">
-                <span class="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {m.apiKeys.map((k) => (
+      <ListState items={m.apiKeys} empty="No API keys. Issue one for the merchant's server below.">
+        {(items) => (
+          <DataTable columns={['Key', 'Label', 'State', 'Created', { label: 'Actions', hidden: true }]}>
+            {items.map((k) => (
               <tr key={k.id}>
                 <td>
                   <Id value={k.id} />
@@ -265,9 +245,9 @@ export function MerchantView({ id }: { id: string }) {
                 </td>
               </tr>
             ))}
-          </tbody>
-        </table>
-      ) : null}
+          </DataTable>
+        )}
+      </ListState>
       <Outcome error={revoked.error} />
       <form
         class="inline"

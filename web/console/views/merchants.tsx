@@ -1,7 +1,9 @@
-import { useMutation, useQuery } from '@urql/preact';
+import { useMutation } from '@urql/preact';
 import { graphql } from '../graphql.ts';
+import { useRead } from '../live.ts';
 import { BASE, Link, navigate } from '../router.ts';
-import { ChangeButton, Empty, Failure, Id, Loading, Outcome, Time } from '../ui.tsx';
+import { ChangeButton, Id, Outcome, Time } from '../ui.tsx';
+import { DataTable, ListState } from './list.tsx';
 
 const Merchants = graphql(`
   query Merchants {
@@ -25,29 +27,20 @@ const CreateMerchant = graphql(`
 `);
 
 export function MerchantsView() {
-  const [{ data, fetching, error }, refetch] = useQuery({ query: Merchants });
+  const merchants = useRead({ query: Merchants });
   const [created, create] = useMutation(CreateMerchant);
   return (
     <section>
       <h1>Merchants</h1>
-      {error ? <Failure error={error} retry={() => refetch({ requestPolicy: 'network-only' })} /> : null}
-      {!data && fetching ? <Loading what="merchants" /> : null}
-      {data && data.merchants.length === 0 ? (
-        <Empty>No merchants yet. Create the first one below.</Empty>
-      ) : null}
-      {data && data.merchants.length > 0 ? (
-        <table>
-          <caption class="sr-only">Merchants</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Id</th>
-              <th scope="col">Webhooks</th>
-              <th scope="col">Created</th>
-            </tr>
-          </thead>
-          <tbody>
-            {data.merchants.map((m) => (
+      <ListState
+        read={merchants}
+        what="merchants"
+        items={merchants.data?.merchants}
+        empty="No merchants yet. Create the first one below."
+      >
+        {(items) => (
+          <DataTable caption="Merchants" columns={['Name', 'Id', 'Webhooks', 'Created']}>
+            {items.map((m) => (
               <tr key={m.id}>
                 <td>
                   <Link href={`${BASE}/merchants/${m.id}`}>{m.displayName ?? m.name}</Link>
@@ -64,9 +57,9 @@ export function MerchantsView() {
                 </td>
               </tr>
             ))}
-          </tbody>
-        </table>
-      ) : null}
+          </DataTable>
+        )}
+      </ListState>
       <h2>New merchant</h2>
       <form
         class="stack"

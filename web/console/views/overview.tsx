@@ -1,10 +1,10 @@
-import { useQuery } from '@urql/preact';
 import { useMemo } from 'preact/hooks';
 import { VolumeChart } from '../chart.tsx';
 import { graphql } from '../graphql.ts';
-import { useLive } from '../live.ts';
+import { useLive, useRead } from '../live.ts';
 import { BASE, Link } from '../router.ts';
-import { Amount, Empty, Failure, Loading } from '../ui.tsx';
+import { Amount, Empty, Unanswered } from '../ui.tsx';
+import { DataTable, ListState } from './list.tsx';
 import { Tick } from './system.tsx';
 
 const OverviewQuery = graphql(`
@@ -64,8 +64,8 @@ const OverviewQuery = graphql(`
 const LAGGING_BLOCKS = 20;
 
 export function OverviewView() {
-  const [{ data, fetching, error }, refetch] = useQuery({ query: OverviewQuery });
-  const reload = () => refetch({ requestPolicy: 'network-only' });
+  const read = useRead({ query: OverviewQuery });
+  const { data, reload } = read;
   useLive(Tick, {}, reload);
   const chart = useMemo(() => {
     const days = Array.from({ length: 14 }, (_, i) =>
@@ -81,8 +81,7 @@ export function OverviewView() {
     }));
     return { days, series };
   }, [data]);
-  if (error && !data) return <Failure error={error} retry={reload} />;
-  if (!data) return fetching ? <Loading what="the overview" /> : null;
+  if (!data) return <Unanswered read={read} what="the overview" />;
   const { activity, attention } = data.overview;
   const lagging = data.chainFollowers.filter((f) => (f.lagBlocks ?? 0) > LAGGING_BLOCKS || !f.owner);
   const nodeTrouble = [...new Set(data.chainFollowers.filter((f) => f.nodeProblem).map((f) => f.network))];
@@ -127,41 +126,43 @@ export function OverviewView() {
     <section>
       <h1>Overview</h1>
       <h2>Needs attention</h2>
-      {open.length === 0 ? (
-        <Empty>
-          Nothing needs attention: no failed webhooks or payouts, no stuck relays or parked sweeps, no
-          unmatched payments, every follower keeping up.
-        </Empty>
-      ) : (
-        <ul class="attention-list">
-          {open.map(([n, what, href]) => (
-            <li key={what}>
-              <Link href={href}>
-                <strong>{n}</strong> {what}
-              </Link>
-            </li>
-          ))}
-        </ul>
-      )}
+      <ListState
+        items={open}
+        empty={
+          <>
+            Nothing needs attention: no failed webhooks or payouts, no stuck relays or parked sweeps, no
+            unmatched payments, every follower keeping up.
+          </>
+        }
+      >
+        {(items) => (
+          <ul class="attention-list">
+            {items.map(([n, what, href]) => (
+              <li key={what}>
+                <Link href={href}>
+                  <strong>{n}</strong> {what}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        )}
+      </ListState>
       <h2>Activity</h2>
-      {activity.length === 0 ? (
-        <Empty>No deposit, credit or payout completed in the last 7 days.</Empty>
-      ) : (
-        <table>
-          <caption class="sr-only">Activity per network and token</caption>
-          <thead>
-            <tr>
-              <th scope="col">Network</th>
-              <th scope="col">Token</th>
-              <th scope="col">Window</th>
-              <th scope="col">Deposits completed</th>
-              <th scope="col">Standing-address credits</th>
-              <th scope="col">Payouts paid</th>
-              <th scope="col">Payouts failed</th>
-            </tr>
-          </thead>
-          <tbody>
-            {activity.map((a) => (
+      <ListState items={activity} empty="No deposit, credit or payout completed in the last 7 days.">
+        {(items) => (
+          <DataTable
+            caption="Activity per network and token"
+            columns={[
+              'Network',
+              'Token',
+              'Window',
+              'Deposits completed',
+              'Standing-address credits',
+              'Payouts paid',
+              'Payouts failed',
+            ]}
+          >
+            {items.map((a) => (
               <tr key={`${a.network}/${a.token}/${a.window}`}>
                 <td>{a.network}</td>
                 <td>{a.token}</td>
@@ -178,9 +179,9 @@ export function OverviewView() {
                 <td class={a.payoutsFailed > 0 ? 'error-text' : undefined}>{a.payoutsFailed}</td>
               </tr>
             ))}
-          </tbody>
-        </table>
-      )}
+          </DataTable>
+        )}
+      </ListState>
       <h2>Deposit volume, last 14 days</h2>
       {chart.series.length === 0 ? (
         <Empty>No deposits in the last 14 days to chart.</Empty>

@@ -1,8 +1,9 @@
-import { useQuery } from '@urql/preact';
 import { graphql } from '../graphql.ts';
-import { useLive } from '../live.ts';
+import { useLive, useRead } from '../live.ts';
 import { BASE, Link } from '../router.ts';
-import { Amount, Empty, Facts, Failure, Id, Loading, Status, Time } from '../ui.tsx';
+import { Amount, Empty, Facts, Id, Status, Time, Unanswered } from '../ui.tsx';
+import { RecordHeading } from './common.tsx';
+import { DataTable } from './list.tsx';
 import { DeliveryTable } from './webhooks.tsx';
 
 const PayoutQuery = graphql(`
@@ -72,20 +73,16 @@ export const FAILURES: Record<string, string> = {
 };
 
 export function PayoutView({ id }: { id: string }) {
-  const [{ data, fetching, error }, refetch] = useQuery({ query: PayoutQuery, variables: { id } });
-  const reload = () => refetch({ requestPolicy: 'network-only' });
+  const read = useRead({ query: PayoutQuery, variables: { id } });
+  const { data, reload } = read;
   useLive(Changed, { id }, reload);
-  if (error && !data) return <Failure error={error} retry={reload} />;
-  if (!data) return fetching ? <Loading what="the payout" /> : null;
+  if (!data) return <Unanswered read={read} what="the payout" />;
   const p = data.payout;
   return (
     <section>
-      <p class="crumbs">
-        <Link href={`${BASE}/payouts`}>Payouts</Link> /
-      </p>
-      <h1>
+      <RecordHeading list="payouts" listName="Payouts">
         Payout <Id value={p.id} />
-      </h1>
+      </RecordHeading>
       {p.failureReason ? (
         <p class="failure" role="alert">
           Failed — {FAILURES[p.failureReason] ?? p.failureReason}
@@ -127,36 +124,24 @@ export function PayoutView({ id }: { id: string }) {
             {r.lastError ? <span class="error-text"> — {r.lastError}</span> : null}
           </p>
           {r.transactions.length > 0 ? (
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Transaction</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Nonce</th>
-                  <th scope="col">Block</th>
-                  <th scope="col">Sent</th>
+            <DataTable columns={['Transaction', 'Kind', 'State', 'Nonce', 'Block', 'Sent']}>
+              {r.transactions.map((t) => (
+                <tr key={t.hash}>
+                  <td>
+                    <Id value={t.hash} short />
+                  </td>
+                  <td>{t.kind}</td>
+                  <td>
+                    <Status value={t.status} />
+                  </td>
+                  <td>{t.nonce ?? '—'}</td>
+                  <td>{t.minedBlock ?? '—'}</td>
+                  <td>
+                    <Time at={t.sentAt ?? t.createdAt} />
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {r.transactions.map((t) => (
-                  <tr key={t.hash}>
-                    <td>
-                      <Id value={t.hash} short />
-                    </td>
-                    <td>{t.kind}</td>
-                    <td>
-                      <Status value={t.status} />
-                    </td>
-                    <td>{t.nonce ?? '—'}</td>
-                    <td>{t.minedBlock ?? '—'}</td>
-                    <td>
-                      <Time at={t.sentAt ?? t.createdAt} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </DataTable>
           ) : null}
         </div>
       ))}

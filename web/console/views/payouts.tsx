@@ -1,9 +1,9 @@
-import { useQuery } from '@urql/preact';
 import { graphql } from '../graphql.ts';
-import { useLive } from '../live.ts';
+import { useLive, useRead } from '../live.ts';
 import { BASE, Link, useLoc } from '../router.ts';
-import { Amount, Empty, Failure, Id, Loading, Status, Time } from '../ui.tsx';
-import { Choice, dayBound, Filters, Input, MerchantSelect, Pager } from './common.tsx';
+import { Amount, Id, Status, Time } from '../ui.tsx';
+import { Pager } from './common.tsx';
+import { DataTable, ListState, RecordFilters, recordFilter } from './list.tsx';
 
 const Payouts = graphql(`
   query Payouts($filter: PayoutFilter, $after: String) {
@@ -60,70 +60,37 @@ const PayoutChanged = graphql(`
 
 export function PayoutsView() {
   const loc = useLoc();
-  const q = (k: string) => loc.query.get(k);
-  const filter = {
-    merchantId: q('merchant'),
-    status: q('status'),
-    network: q('network'),
-    search: q('search'),
-    createdAfter: dayBound(q('from')),
-    createdBefore: dayBound(q('to'), true),
-  };
-  const [{ data, fetching, error }, refetch] = useQuery({
-    query: Payouts,
-    variables: { filter, after: q('after') },
-  });
-  const [batches, refetchBatches] = useQuery({
+  const filter = recordFilter(loc);
+  const payouts = useRead({ query: Payouts, variables: { filter, after: loc.query.get('after') } });
+  const batches = useRead({
     query: Batches,
     variables: { merchantId: filter.merchantId, network: filter.network },
   });
   useLive(PayoutChanged, { merchantId: filter.merchantId }, () => {
-    refetch({ requestPolicy: 'network-only' });
-    refetchBatches({ requestPolicy: 'network-only' });
+    payouts.reload();
+    batches.reload();
   });
-  const page = data?.payouts;
+  const page = payouts.data?.payouts;
   return (
     <section>
       <h1>Payouts</h1>
-      <Filters loc={loc}>
-        <MerchantSelect value={q('merchant')} />
-        <Choice
-          name="status"
-          label="Status"
-          value={q('status')}
-          options={['pending', 'authorized', 'submitted', 'completed', 'failed']}
-        />
-        <Input name="network" label="Network" value={q('network')} placeholder="eth" />
-        <Input name="from" label="From (UTC day)" type="date" value={q('from')} />
-        <Input name="to" label="To (UTC day)" type="date" value={q('to')} />
-        <Input
-          name="search"
-          label="Search"
-          value={q('search')}
-          placeholder="payout id, external id, recipient or tx hash"
-        />
-      </Filters>
-      {error ? <Failure error={error} retry={() => refetch({ requestPolicy: 'network-only' })} /> : null}
-      {!data && fetching ? <Loading what="payouts" /> : null}
-      {page && page.nodes.length === 0 ? (
-        <Empty>No payout matches. Clear the filters, or create one through the API.</Empty>
-      ) : null}
-      {page && page.nodes.length > 0 ? (
-        <table>
-          <caption class="sr-only">Payouts</caption>
-          <thead>
-            <tr>
-              <th scope="col">Payout</th>
-              <th scope="col">Status</th>
-              <th scope="col">Amount</th>
-              <th scope="col">Network</th>
-              <th scope="col">Recipient</th>
-              <th scope="col">Why</th>
-              <th scope="col">Created</th>
-            </tr>
-          </thead>
-          <tbody>
-            {page.nodes.map((p) => (
+      <RecordFilters
+        loc={loc}
+        statuses={['pending', 'authorized', 'submitted', 'completed', 'failed']}
+        search="payout id, external id, recipient or tx hash"
+      />
+      <ListState
+        read={payouts}
+        what="payouts"
+        items={page?.nodes}
+        empty="No payout matches. Clear the filters, or create one through the API."
+      >
+        {(nodes) => (
+          <DataTable
+            caption="Payouts"
+            columns={['Payout', 'Status', 'Amount', 'Network', 'Recipient', 'Why', 'Created']}
+          >
+            {nodes.map((p) => (
               <tr key={p.id} data-payout={p.id}>
                 <td>
                   <Link href={`${BASE}/payouts/${p.id}`}>{p.id}</Link>
@@ -149,29 +116,15 @@ export function PayoutsView() {
                 </td>
               </tr>
             ))}
-          </tbody>
-        </table>
-      ) : null}
+          </DataTable>
+        )}
+      </ListState>
       <Pager loc={loc} page={page} />
       <h2>Batches</h2>
-      {batches.data && batches.data.payoutBatches.nodes.length === 0 ? (
-        <Empty>No batch payouts yet.</Empty>
-      ) : null}
-      {batches.data && batches.data.payoutBatches.nodes.length > 0 ? (
-        <table>
-          <caption class="sr-only">Batches</caption>
-          <thead>
-            <tr>
-              <th scope="col">Batch</th>
-              <th scope="col">Status</th>
-              <th scope="col">Items</th>
-              <th scope="col">Total</th>
-              <th scope="col">Network</th>
-              <th scope="col">Created</th>
-            </tr>
-          </thead>
-          <tbody>
-            {batches.data.payoutBatches.nodes.map(({ batch: b }) => (
+      <ListState items={batches.data?.payoutBatches.nodes} empty="No batch payouts yet.">
+        {(nodes) => (
+          <DataTable caption="Batches" columns={['Batch', 'Status', 'Items', 'Total', 'Network', 'Created']}>
+            {nodes.map(({ batch: b }) => (
               <tr key={b.id}>
                 <td>
                   <Link href={`${BASE}/batches/${b.id}`}>{b.id}</Link>
@@ -189,9 +142,9 @@ export function PayoutsView() {
                 </td>
               </tr>
             ))}
-          </tbody>
-        </table>
-      ) : null}
+          </DataTable>
+        )}
+      </ListState>
     </section>
   );
 }

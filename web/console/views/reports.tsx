@@ -5,6 +5,7 @@ import { graphql } from '../graphql.ts';
 import { BASE, Link, useLoc } from '../router.ts';
 import { Amount, Empty, Failure, Id, Loading, Time } from '../ui.tsx';
 import { Filters, Input, MerchantSelect } from './common.tsx';
+import { DataTable, ListState } from './list.tsx';
 
 const Report = graphql(`
   query Report($merchantId: ID!, $from: String!, $to: String!) {
@@ -106,37 +107,25 @@ export function ReportsView() {
           </p>
           {csvError ? <Failure error={`The CSV could not be downloaded: ${csvError}`} /> : null}
           <h2>Totals</h2>
-          {report.totals.length === 0 ? (
-            <Empty>No money moved for this merchant up to the end of this period.</Empty>
-          ) : (
-            <table>
-              <caption class="sr-only">Totals per network and token</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Network</th>
-                  <th scope="col">Token</th>
-                  <th scope="col" class="num">
-                    Opening
-                  </th>
-                  <th scope="col" class="num">
-                    In
-                  </th>
-                  <th scope="col" class="num">
-                    Fees
-                  </th>
-                  <th scope="col" class="num">
-                    Out
-                  </th>
-                  <th scope="col" class="num">
-                    Closing
-                  </th>
-                  <th scope="col" class="num">
-                    Movements
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {report.totals.map((t) => (
+          <ListState
+            items={report.totals}
+            empty="No money moved for this merchant up to the end of this period."
+          >
+            {(items) => (
+              <DataTable
+                caption="Totals per network and token"
+                columns={[
+                  'Network',
+                  'Token',
+                  { label: 'Opening', class: 'num' },
+                  { label: 'In', class: 'num' },
+                  { label: 'Fees', class: 'num' },
+                  { label: 'Out', class: 'num' },
+                  { label: 'Closing', class: 'num' },
+                  { label: 'Movements', class: 'num' },
+                ]}
+              >
+                {items.map((t) => (
                   <tr key={`${t.network}/${t.token}`}>
                     <td>{t.network}</td>
                     <td>{t.token}</td>
@@ -158,37 +147,29 @@ export function ReportsView() {
                     <td class="num">{t.movements}</td>
                   </tr>
                 ))}
-              </tbody>
-            </table>
-          )}
+              </DataTable>
+            )}
+          </ListState>
           <h2>Movements</h2>
           {report.truncated ? (
             <p class="note">Only the first 1000 movements are shown here; the CSV has them all.</p>
           ) : null}
-          {report.rows.length === 0 ? <Empty>No movement in this period.</Empty> : null}
-          {report.rows.length > 0 ? (
-            <table>
-              <caption class="sr-only">Movements</caption>
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col">Object</th>
-                  <th scope="col">Network</th>
-                  <th scope="col" class="num">
-                    In
-                  </th>
-                  <th scope="col" class="num">
-                    Fee
-                  </th>
-                  <th scope="col" class="num">
-                    Out
-                  </th>
-                  <th scope="col">Transaction</th>
-                </tr>
-              </thead>
-              <tbody>
-                {report.rows.map((r) => (
+          <ListState items={report.rows} empty="No movement in this period.">
+            {(items) => (
+              <DataTable
+                caption="Movements"
+                columns={[
+                  'When',
+                  'Kind',
+                  'Object',
+                  'Network',
+                  { label: 'In', class: 'num' },
+                  { label: 'Fee', class: 'num' },
+                  { label: 'Out', class: 'num' },
+                  'Transaction',
+                ]}
+              >
+                {items.map((r) => (
                   <tr key={`${r.kind}/${r.objectId}`}>
                     <td>
                       <Time at={r.occurredAt} />
@@ -214,9 +195,9 @@ export function ReportsView() {
                     <td>{r.txHash ? <Id value={r.txHash} short /> : <span class="muted">—</span>}</td>
                   </tr>
                 ))}
-              </tbody>
-            </table>
-          ) : null}
+              </DataTable>
+            )}
+          </ListState>
         </div>
       ) : null}
     </section>

@@ -1,8 +1,9 @@
-import { useQuery } from '@urql/preact';
 import { graphql, type ResultOf } from '../graphql.ts';
-import { useLive } from '../live.ts';
+import { useLive, useRead } from '../live.ts';
 import { BASE, Link } from '../router.ts';
-import { Amount, Empty, Facts, Failure, Id, Loading, Status, Time } from '../ui.tsx';
+import { Amount, Empty, Facts, Id, Status, Time, Unanswered } from '../ui.tsx';
+import { RecordHeading } from './common.tsx';
+import { DataTable } from './list.tsx';
 import { DeliveryTable } from './webhooks.tsx';
 
 const SessionQuery = graphql(`
@@ -62,22 +63,18 @@ const Changed = graphql(`
 
 /** One session: what it is, where it stands, its payment on chain, and its webhooks. */
 export function SessionView({ id }: { id: string }) {
-  const [{ data, fetching, error }, refetch] = useQuery({ query: SessionQuery, variables: { id } });
-  const reload = () => refetch({ requestPolicy: 'network-only' });
+  const read = useRead({ query: SessionQuery, variables: { id } });
+  const { data, reload } = read;
   useLive(Changed, { id }, reload);
-  if (error && !data) return <Failure error={error} retry={reload} />;
-  if (!data) return fetching ? <Loading what="the session" /> : null;
+  if (!data) return <Unanswered read={read} what="the session" />;
   const s = data.session;
   const head = data.chainFollowers.find((f) => f.network === s.network && f.stream === 'sessions')?.headBlock;
   const confirmations = s.blockNumber !== null && head != null ? Math.max(0, head - s.blockNumber + 1) : null;
   return (
     <section>
-      <p class="crumbs">
-        <Link href={`${BASE}/sessions`}>Sessions</Link> /
-      </p>
-      <h1>
+      <RecordHeading list="sessions" listName="Sessions">
         Session <Id value={s.id} />
-      </h1>
+      </RecordHeading>
       <Facts
         rows={[
           ['Status', <Status value={s.status} />],
@@ -139,51 +136,42 @@ function History({ entries }: { entries: readonly Entry[] }) {
   if (entries.length === 0)
     return <Empty>No changes recorded: the session is older than the step history.</Empty>;
   return (
-    <table class="history">
-      <caption class="sr-only">Step history</caption>
-      <thead>
-        <tr>
-          <th scope="col">When</th>
-          <th scope="col">Change</th>
-          <th scope="col">Step</th>
-          <th scope="col">Status</th>
-          <th scope="col">By</th>
-          <th scope="col">Transaction</th>
+    <DataTable
+      caption="Step history"
+      class="history"
+      columns={['When', 'Change', 'Step', 'Status', 'By', 'Transaction']}
+    >
+      {entries.map((h) => (
+        <tr key={h.version} data-version={h.version}>
+          <td>
+            <Time at={h.at} />
+          </td>
+          <td>
+            {CHANGES[h.kind] ?? h.kind}
+            {h.failureReason ? `: ${h.failureReason}` : null}
+          </td>
+          <td>{h.fromStep && h.fromStep !== h.toStep ? `${h.fromStep} → ${h.toStep}` : h.toStep}</td>
+          <td>
+            {h.fromStatus && h.fromStatus !== h.toStatus ? (
+              <>
+                <Status value={h.fromStatus} /> → <Status value={h.toStatus} />
+              </>
+            ) : (
+              <Status value={h.toStatus} />
+            )}
+          </td>
+          <td>
+            {CAUSES[h.cause]}
+            {h.actor ? (
+              <>
+                {' '}
+                <Id value={h.actor} short />
+              </>
+            ) : null}
+          </td>
+          <td>{h.txHash ? <Id value={h.txHash} short /> : null}</td>
         </tr>
-      </thead>
-      <tbody>
-        {entries.map((h) => (
-          <tr key={h.version} data-version={h.version}>
-            <td>
-              <Time at={h.at} />
-            </td>
-            <td>
-              {CHANGES[h.kind] ?? h.kind}
-              {h.failureReason ? `: ${h.failureReason}` : null}
-            </td>
-            <td>{h.fromStep && h.fromStep !== h.toStep ? `${h.fromStep} → ${h.toStep}` : h.toStep}</td>
-            <td>
-              {h.fromStatus && h.fromStatus !== h.toStatus ? (
-                <>
-                  <Status value={h.fromStatus} /> → <Status value={h.toStatus} />
-                </>
-              ) : (
-                <Status value={h.toStatus} />
-              )}
-            </td>
-            <td>
-              {CAUSES[h.cause]}
-              {h.actor ? (
-                <>
-                  {' '}
-                  <Id value={h.actor} short />
-                </>
-              ) : null}
-            </td>
-            <td>{h.txHash ? <Id value={h.txHash} short /> : null}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+      ))}
+    </DataTable>
   );
 }

@@ -1,9 +1,9 @@
-import { useQuery } from '@urql/preact';
 import { graphql } from '../graphql.ts';
-import { useLive } from '../live.ts';
+import { useLive, useRead } from '../live.ts';
 import { BASE, Link, useLoc } from '../router.ts';
-import { Amount, Empty, Failure, Id, Loading, Status, Time } from '../ui.tsx';
-import { Choice, dayBound, Filters, Input, MerchantSelect, Pager } from './common.tsx';
+import { Amount, Id, Status, Time } from '../ui.tsx';
+import { Pager } from './common.tsx';
+import { DataTable, ListState, RecordFilters, recordFilter } from './list.tsx';
 import { UnmatchedPayments } from './unmatched.tsx';
 
 const Sessions = graphql(`
@@ -42,71 +42,35 @@ const SessionChanged = graphql(`
 /** Deposit sessions: filters and search in the URL, live as sessions are created and settle. */
 export function SessionsView() {
   const loc = useLoc();
-  const q = (k: string) => loc.query.get(k);
-  const filter = {
-    merchantId: q('merchant'),
-    status: q('status'),
-    network: q('network'),
-    search: q('search'),
-    createdAfter: dayBound(q('from')),
-    createdBefore: dayBound(q('to'), true),
-  };
-  const [{ data, fetching, error }, refetch] = useQuery({
-    query: Sessions,
-    variables: { filter, after: q('after') },
-  });
-  const live = useLive(SessionChanged, { merchantId: filter.merchantId }, () =>
-    refetch({ requestPolicy: 'network-only' }),
-  );
-  const page = data?.sessions;
+  const filter = recordFilter(loc);
+  const sessions = useRead({ query: Sessions, variables: { filter, after: loc.query.get('after') } });
+  const live = useLive(SessionChanged, { merchantId: filter.merchantId }, sessions.reload);
+  const page = sessions.data?.sessions;
   return (
     <section>
       <h1>Sessions</h1>
       <p class="live" aria-live="polite">
         {live.error ? 'Live updates paused: reconnecting…' : 'Live: new and changed sessions appear here.'}
       </p>
-      <Filters loc={loc}>
-        <MerchantSelect value={q('merchant')} />
-        <Choice
-          name="status"
-          label="Status"
-          value={q('status')}
-          options={['pending', 'processing', 'completed', 'failed']}
-        />
-        <Input name="network" label="Network" value={q('network')} placeholder="eth" />
-        <Input name="from" label="From (UTC day)" type="date" value={q('from')} />
-        <Input name="to" label="To (UTC day)" type="date" value={q('to')} />
-        <Input
-          name="search"
-          label="Search"
-          value={q('search')}
-          placeholder="session id, order id, player, wallet or tx hash"
-        />
-      </Filters>
-      {error ? <Failure error={error} retry={() => refetch({ requestPolicy: 'network-only' })} /> : null}
-      {!data && fetching ? <Loading what="sessions" /> : null}
-      {page && page.nodes.length === 0 ? (
-        <Empty>
-          No session matches. Clear the filters, or open one through the API (POST /v1/cashier/init).
-        </Empty>
-      ) : null}
-      {page && page.nodes.length > 0 ? (
-        <table>
-          <caption class="sr-only">Sessions</caption>
-          <thead>
-            <tr>
-              <th scope="col">Session</th>
-              <th scope="col">Status</th>
-              <th scope="col">Step</th>
-              <th scope="col">Amount</th>
-              <th scope="col">Network</th>
-              <th scope="col">Order</th>
-              <th scope="col">Player</th>
-              <th scope="col">Created</th>
-            </tr>
-          </thead>
-          <tbody>
-            {page.nodes.map((s) => (
+      <RecordFilters
+        loc={loc}
+        statuses={['pending', 'processing', 'completed', 'failed']}
+        search="session id, order id, player, wallet or tx hash"
+      />
+      <ListState
+        read={sessions}
+        what="sessions"
+        items={page?.nodes}
+        empty={
+          <>No session matches. Clear the filters, or open one through the API (POST /v1/cashier/init).</>
+        }
+      >
+        {(nodes) => (
+          <DataTable
+            caption="Sessions"
+            columns={['Session', 'Status', 'Step', 'Amount', 'Network', 'Order', 'Player', 'Created']}
+          >
+            {nodes.map((s) => (
               <tr key={s.id} data-session={s.id}>
                 <td>
                   <Link href={`${BASE}/sessions/${s.id}`}>{s.id}</Link>
@@ -126,9 +90,9 @@ export function SessionsView() {
                 </td>
               </tr>
             ))}
-          </tbody>
-        </table>
-      ) : null}
+          </DataTable>
+        )}
+      </ListState>
       <Pager loc={loc} page={page} />
       <UnmatchedPayments loc={loc} />
     </section>

@@ -1,6 +1,8 @@
-import { useMutation, useQuery } from '@urql/preact';
+import { useMutation } from '@urql/preact';
 import { graphql } from '../graphql.ts';
-import { Amount, ChangeButton, Empty, Failure, Id, Outcome, Time } from '../ui.tsx';
+import { useRead } from '../live.ts';
+import { Amount, ChangeButton, Id, Outcome, Time } from '../ui.tsx';
+import { DataTable, ListState } from './list.tsx';
 
 const Holds = graphql(`
   query SweepHolds {
@@ -37,31 +39,21 @@ const Retry = graphql(`
  * five failures until an operator retries. Their credited deposits wait in the forwarder meanwhile.
  */
 export function SweepHolds() {
-  const [{ data, error }, refetch] = useQuery({ query: Holds });
-  const reload = () => refetch({ requestPolicy: 'network-only' });
+  const holds = useRead({ query: Holds });
   return (
     <section id="sweep-holds" aria-labelledby="sweep-holds-heading">
       <h2 id="sweep-holds-heading">Sweeps held back</h2>
-      {error ? <Failure error={error} retry={reload} /> : null}
-      {data && data.sweepHolds.length === 0 ? (
-        <Empty>No forwarder is failing to sweep: every credited deposit moves on the next sweep.</Empty>
-      ) : null}
-      {data && data.sweepHolds.length > 0 ? (
-        <table>
-          <caption class="sr-only">Forwarders whose sweeps failed</caption>
-          <thead>
-            <tr>
-              <th scope="col">Forwarder</th>
-              <th scope="col">Waiting</th>
-              <th scope="col">Reason</th>
-              <th scope="col">Attempts</th>
-              <th scope="col">Next attempt</th>
-              <th scope="col">Parked</th>
-              <th scope="col">Retry</th>
-            </tr>
-          </thead>
-          <tbody>
-            {data.sweepHolds.map((h) => (
+      <ListState
+        read={holds}
+        items={holds.data?.sweepHolds}
+        empty="No forwarder is failing to sweep: every credited deposit moves on the next sweep."
+      >
+        {(items) => (
+          <DataTable
+            caption="Forwarders whose sweeps failed"
+            columns={['Forwarder', 'Waiting', 'Reason', 'Attempts', 'Next attempt', 'Parked', 'Retry']}
+          >
+            {items.map((h) => (
               <tr
                 key={`${h.network}/${h.address}/${h.token}`}
                 data-hold={h.address}
@@ -81,13 +73,13 @@ export function SweepHolds() {
                 <td>{h.parked ? <span class="muted">only on retry</span> : <Time at={h.nextAttemptAt} />}</td>
                 <td>{h.parked ? <Time at={h.parkedAt} /> : <span class="muted">no</span>}</td>
                 <td>
-                  <RetryButton network={h.network} address={h.address} token={h.token} done={reload} />
+                  <RetryButton network={h.network} address={h.address} token={h.token} done={holds.reload} />
                 </td>
               </tr>
             ))}
-          </tbody>
-        </table>
-      ) : null}
+          </DataTable>
+        )}
+      </ListState>
     </section>
   );
 }

@@ -1,7 +1,7 @@
-import { useQuery } from '@urql/preact';
 import { graphql } from '../graphql.ts';
-import { useLive } from '../live.ts';
-import { Amount, Empty, Failure, Id, Loading, Time } from '../ui.tsx';
+import { useLive, useRead } from '../live.ts';
+import { Amount, Id, Time, Unanswered } from '../ui.tsx';
+import { DataTable, ListState } from './list.tsx';
 
 const SystemQuery = graphql(`
   query System {
@@ -48,11 +48,10 @@ export const Tick = graphql(`
 `);
 
 export function SystemView() {
-  const [{ data, fetching, error }, refetch] = useQuery({ query: SystemQuery });
-  const reload = () => refetch({ requestPolicy: 'network-only' });
+  const read = useRead({ query: SystemQuery });
+  const { data, reload } = read;
   useLive(Tick, {}, reload);
-  if (error && !data) return <Failure error={error} retry={reload} />;
-  if (!data) return fetching ? <Loading what="the system state" /> : null;
+  if (!data) return <Unanswered read={read} what="the system state" />;
   const troubled = data.chainFollowers.filter((f) => f.nodeProblem);
   return (
     <section>
@@ -82,26 +81,13 @@ export function SystemView() {
           </ul>
         </div>
       ) : null}
-      {data.chainFollowers.length === 0 ? (
-        <Empty>
-          No chain follower has run yet: start the worker (npm run worker, or npm start runs one).
-        </Empty>
-      ) : (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Network</th>
-              <th scope="col">Stream</th>
-              <th scope="col">Head</th>
-              <th scope="col">Final</th>
-              <th scope="col">Cursor</th>
-              <th scope="col">Lag</th>
-              <th scope="col">Owner</th>
-              <th scope="col">Last tick</th>
-            </tr>
-          </thead>
-          <tbody>
-            {data.chainFollowers.map((f) => (
+      <ListState
+        items={data.chainFollowers}
+        empty="No chain follower has run yet: start the worker (npm run worker, or npm start runs one)."
+      >
+        {(items) => (
+          <DataTable columns={['Network', 'Stream', 'Head', 'Final', 'Cursor', 'Lag', 'Owner', 'Last tick']}>
+            {items.map((f) => (
               <tr
                 key={`${f.network}/${f.stream}`}
                 class={(f.lagBlocks ?? 0) > 20 || f.nodeProblem ? 'attention' : undefined}
@@ -126,25 +112,14 @@ export function SystemView() {
                 </td>
               </tr>
             ))}
-          </tbody>
-        </table>
-      )}
+          </DataTable>
+        )}
+      </ListState>
       <h2>Relayer wallets</h2>
-      {data.relayerWallets.length === 0 ? <Empty>No relayer wallet is configured.</Empty> : null}
-      {data.relayerWallets.length > 0 ? (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Network</th>
-              <th scope="col">Address</th>
-              <th scope="col">Balance</th>
-              <th scope="col">Queued</th>
-              <th scope="col">Pending</th>
-              <th scope="col">Gas</th>
-            </tr>
-          </thead>
-          <tbody>
-            {data.relayerWallets.map((w) => (
+      <ListState items={data.relayerWallets} empty="No relayer wallet is configured.">
+        {(items) => (
+          <DataTable columns={['Network', 'Address', 'Balance', 'Queued', 'Pending', 'Gas']}>
+            {items.map((w) => (
               <tr key={w.network} class={w.outOfGasSince ? 'attention' : undefined}>
                 <td>{w.network}</td>
                 <td>
@@ -170,26 +145,17 @@ export function SystemView() {
                 </td>
               </tr>
             ))}
-          </tbody>
-        </table>
-      ) : null}
+          </DataTable>
+        )}
+      </ListState>
       <h2>Worker jobs</h2>
-      {data.workerJobs.length === 0 ? (
-        <Empty>No job waits: the queue is empty (or no worker has started yet).</Empty>
-      ) : null}
-      {data.workerJobs.length > 0 ? (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Task</th>
-              <th scope="col">Waiting</th>
-              <th scope="col">Running</th>
-              <th scope="col">Failing</th>
-              <th scope="col">Last error</th>
-            </tr>
-          </thead>
-          <tbody>
-            {data.workerJobs.map((j) => (
+      <ListState
+        items={data.workerJobs}
+        empty="No job waits: the queue is empty (or no worker has started yet)."
+      >
+        {(items) => (
+          <DataTable columns={['Task', 'Waiting', 'Running', 'Failing', 'Last error']}>
+            {items.map((j) => (
               <tr key={j.task} class={j.failing > 0 ? 'attention' : undefined}>
                 <td>{j.task}</td>
                 <td>{j.waiting}</td>
@@ -198,9 +164,9 @@ export function SystemView() {
                 <td class="error-text small">{j.lastError ?? ''}</td>
               </tr>
             ))}
-          </tbody>
-        </table>
-      ) : null}
+          </DataTable>
+        )}
+      </ListState>
     </section>
   );
 }

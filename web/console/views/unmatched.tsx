@@ -1,8 +1,10 @@
-import { useMutation, useQuery } from '@urql/preact';
+import { useMutation } from '@urql/preact';
 import { useState } from 'preact/hooks';
 import { graphql } from '../graphql.ts';
+import { useRead } from '../live.ts';
 import { BASE, Link, type Location, navigate, withQuery } from '../router.ts';
-import { Amount, ChangeButton, Empty, Failure, Id, Loading, Outcome, Status, Time } from '../ui.tsx';
+import { Amount, ChangeButton, Id, Outcome, Status, Time } from '../ui.tsx';
+import { DataTable, ListState } from './list.tsx';
 
 const UnmatchedList = graphql(`
   query UnmatchedList($state: UnmatchedPaymentState) {
@@ -57,9 +59,8 @@ type State = (typeof STATES)[number];
 export function UnmatchedPayments({ loc }: { loc: Location }) {
   const asked = loc.query.get('payments');
   const state: State = STATES.includes(asked as State) ? (asked as State) : 'unmatched';
-  const [{ data, fetching, error }, refetch] = useQuery({ query: UnmatchedList, variables: { state } });
-  const reload = () => refetch({ requestPolicy: 'network-only' });
-  const page = data?.unmatchedPayments;
+  const payments = useRead({ query: UnmatchedList, variables: { state } });
+  const page = payments.data?.unmatchedPayments;
   return (
     <section aria-labelledby="unmatched-heading">
       <h2 id="unmatched-heading">Payments no session claimed</h2>
@@ -77,28 +78,18 @@ export function UnmatchedPayments({ loc }: { loc: Location }) {
           ))}
         </select>
       </p>
-      {error ? <Failure error={error} retry={reload} /> : null}
-      {!data && fetching ? <Loading what="unmatched payments" /> : null}
-      {page && page.nodes.length === 0 ? (
-        <Empty>No {state} payment: every router payment so far belongs to its session.</Empty>
-      ) : null}
-      {page && page.nodes.length > 0 ? (
-        <table>
-          <caption class="sr-only">Payments {state}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Seen</th>
-              <th scope="col">Amount</th>
-              <th scope="col">Network</th>
-              <th scope="col">Payer</th>
-              <th scope="col">Order ref</th>
-              <th scope="col">Transaction</th>
-              <th scope="col">State</th>
-              <th scope="col">Decision</th>
-            </tr>
-          </thead>
-          <tbody>
-            {page.nodes.map((p) => (
+      <ListState
+        read={payments}
+        what="unmatched payments"
+        items={page?.nodes}
+        empty={`No ${state} payment: every router payment so far belongs to its session.`}
+      >
+        {(nodes) => (
+          <DataTable
+            caption={`Payments ${state}`}
+            columns={['Seen', 'Amount', 'Network', 'Payer', 'Order ref', 'Transaction', 'State', 'Decision']}
+          >
+            {nodes.map((p) => (
               <tr key={p.id} data-payment={p.id}>
                 <td>
                   <Time at={p.seenAt} />
@@ -125,7 +116,7 @@ export function UnmatchedPayments({ loc }: { loc: Location }) {
                 </td>
                 <td>
                   {p.state === 'unmatched' ? (
-                    <Decide id={p.id} done={reload} />
+                    <Decide id={p.id} done={payments.reload} />
                   ) : (
                     <span>
                       {p.attachedSessionId ? (
@@ -138,9 +129,9 @@ export function UnmatchedPayments({ loc }: { loc: Location }) {
                 </td>
               </tr>
             ))}
-          </tbody>
-        </table>
-      ) : null}
+          </DataTable>
+        )}
+      </ListState>
       {page?.hasNextPage ? <p class="muted small">The 100 newest are shown.</p> : null}
     </section>
   );

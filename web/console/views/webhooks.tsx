@@ -1,9 +1,10 @@
-import { useMutation, useQuery } from '@urql/preact';
+import { useMutation } from '@urql/preact';
 import { graphql } from '../graphql.ts';
-import { useLive } from '../live.ts';
+import { useLive, useRead } from '../live.ts';
 import { BASE, Link, useLoc } from '../router.ts';
-import { ChangeButton, Empty, Failure, Id, Loading, Outcome, Status, Time } from '../ui.tsx';
+import { ChangeButton, Empty, Id, Outcome, Status, Time, Unanswered } from '../ui.tsx';
 import { Choice, Filters, Input, MerchantSelect, Pager } from './common.tsx';
+import { DataTable } from './list.tsx';
 
 const Deliveries = graphql(`
   query Deliveries($filter: WebhookDeliveryFilter, $after: String) {
@@ -74,15 +75,11 @@ export function DeliveryTable({
 }) {
   const loc = useLoc();
   const full = { ...filter, ...(subjectId ? { subjectId } : {}) } as Filter;
-  const [{ data, fetching, error }, refetch] = useQuery({
-    query: Deliveries,
-    variables: { filter: full as never, after: after ?? null },
-  });
-  const reload = () => refetch({ requestPolicy: 'network-only' });
+  const read = useRead({ query: Deliveries, variables: { filter: full as never, after: after ?? null } });
+  const { data, reload } = read;
   useLive(Updated, { merchantId: full.merchantId ?? null }, reload);
   const [resent, resend] = useMutation(Resend);
-  if (error && !data) return <Failure error={error} retry={reload} />;
-  if (!data) return fetching ? <Loading what="webhook deliveries" /> : null;
+  if (!data) return <Unanswered read={read} what="webhook deliveries" />;
   const page = data.webhookDeliveries;
   if (page.nodes.length === 0)
     return (
@@ -97,79 +94,68 @@ export function DeliveryTable({
         error={resent.error}
         done={resent.data ? `Queued again as ${resent.data.resendWebhook.id}.` : null}
       />
-      <table class="deliveries">
-        <caption class="sr-only">Webhook deliveries</caption>
-        <thead>
-          <tr>
-            <th scope="col">Delivery</th>
-            <th scope="col">Event</th>
-            <th scope="col">State</th>
-            <th scope="col">Attempts</th>
-            <th scope="col">Created</th>
-            <th scope="col">
-              <span class="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {page.nodes.map((d) => (
-            <tr key={d.id} data-delivery={d.id}>
-              <td>
-                <Id value={d.id} short />
-                <div class="muted small">{d.targetUrl}</div>
-              </td>
-              <td>
-                {d.event}
+      <DataTable
+        caption="Webhook deliveries"
+        class="deliveries"
+        columns={['Delivery', 'Event', 'State', 'Attempts', 'Created', { label: 'Actions', hidden: true }]}
+      >
+        {page.nodes.map((d) => (
+          <tr key={d.id} data-delivery={d.id}>
+            <td>
+              <Id value={d.id} short />
+              <div class="muted small">{d.targetUrl}</div>
+            </td>
+            <td>
+              {d.event}
+              <div class="small">
+                <SubjectLink id={d.subjectId} />
+              </div>
+            </td>
+            <td>
+              <Status value={d.status} />
+              {d.nextAttemptAt && d.status !== 'delivered' ? (
                 <div class="small">
-                  <SubjectLink id={d.subjectId} />
+                  next <Time at={d.nextAttemptAt} />
                 </div>
-              </td>
-              <td>
-                <Status value={d.status} />
-                {d.nextAttemptAt && d.status !== 'delivered' ? (
-                  <div class="small">
-                    next <Time at={d.nextAttemptAt} />
-                  </div>
-                ) : null}
-              </td>
-              <td>
-                {d.attempts.length === 0 ? (
-                  <span class="muted">none yet</span>
-                ) : (
-                  <details>
-                    <summary>
-                      {d.attemptCount} attempt{d.attemptCount === 1 ? '' : 's'}, last{' '}
-                      {d.lastStatusCode ?? d.lastError ?? '—'}
-                    </summary>
-                    <ol class="attempts">
-                      {d.attempts.map((a) => (
-                        <li key={a.number}>
-                          #{a.number} <Time at={a.startedAt} />:{' '}
-                          {a.statusCode !== null ? `HTTP ${a.statusCode}` : 'no answer'}
-                          {a.latencyMs !== null ? `, ${a.latencyMs} ms` : ''}
-                          {a.error ? <div class="error-text">{a.error}</div> : null}
-                          {a.responseBody ? <pre>{a.responseBody}</pre> : null}
-                        </li>
-                      ))}
-                    </ol>
-                  </details>
-                )}
-              </td>
-              <td>
-                <Time at={d.createdAt} />
-              </td>
-              <td>
-                <ChangeButton
-                  busy={resent.fetching}
-                  onClick={() => void resend({ deliveryId: d.id }).then(reload)}
-                >
-                  Resend
-                </ChangeButton>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+              ) : null}
+            </td>
+            <td>
+              {d.attempts.length === 0 ? (
+                <span class="muted">none yet</span>
+              ) : (
+                <details>
+                  <summary>
+                    {d.attemptCount} attempt{d.attemptCount === 1 ? '' : 's'}, last{' '}
+                    {d.lastStatusCode ?? d.lastError ?? '—'}
+                  </summary>
+                  <ol class="attempts">
+                    {d.attempts.map((a) => (
+                      <li key={a.number}>
+                        #{a.number} <Time at={a.startedAt} />:{' '}
+                        {a.statusCode !== null ? `HTTP ${a.statusCode}` : 'no answer'}
+                        {a.latencyMs !== null ? `, ${a.latencyMs} ms` : ''}
+                        {a.error ? <div class="error-text">{a.error}</div> : null}
+                        {a.responseBody ? <pre>{a.responseBody}</pre> : null}
+                      </li>
+                    ))}
+                  </ol>
+                </details>
+              )}
+            </td>
+            <td>
+              <Time at={d.createdAt} />
+            </td>
+            <td>
+              <ChangeButton
+                busy={resent.fetching}
+                onClick={() => void resend({ deliveryId: d.id }).then(reload)}
+              >
+                Resend
+              </ChangeButton>
+            </td>
+          </tr>
+        ))}
+      </DataTable>
       {subjectId ? null : <Pager loc={loc} page={page} />}
     </div>
   );
