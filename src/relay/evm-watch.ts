@@ -8,6 +8,7 @@ import { broadcastStored, currentFees, type Fees, signCall, simulate } from './e
 import { abandon, markDone, markDoneMany, recordSentMany } from './outcomes.ts';
 import { RelayRequest, RelayTransaction } from './relay.entity.ts';
 import { type Relayer, tuningOf } from './relayer.ts';
+import { LIVE_SENDERS_SQL } from './sender-session.ts';
 
 /**
  * Watching a network's relays after each follower tick (the leader of the network only): which
@@ -219,16 +220,20 @@ async function knownToNode(
 const STALE_MS = 30_000;
 
 /**
- * Re-adds the job of queued requests whose sender is gone: those a sender claimed and still had not
- * signed when its claim ran out (it crashed mid-send, evm-pipeline.ts), at once, and those nobody has
- * touched for a while. A job held by a killed worker stays locked for hours; adding the same job key
- * again creates a fresh one, and `preserve_run_at` keeps a backoff that is still running.
+ * Re-adds the job of queued requests whose sender is gone: those a sender claimed and had not signed
+ * when its process died (no live session holds its token, sender-session.ts) or its claim ran out (it is
+ * stuck), at once, and those nobody has touched for a while. A job held by a killed worker stays locked
+ * for hours; adding the same job key again creates a fresh one, and `preserve_run_at` keeps a backoff
+ * that is still running.
  */
 export async function kickStale(relayer: Relayer, network: NetworkConfig): Promise<void> {
   await relayer.deps.fork().execute(
-    `with expired as (
-       update relay_requests set claimed_until = null
-        where network = ? and status = 'queued' and nonce is null and claimed_until < now()
+    `with live as (${LIVE_SENDERS_SQL}),
+     expired as (
+       update relay_requests set claimed_until = null, claimed_by = null
+        where network = ? and status = 'queued' and nonce is null and claimed_until is not null
+          and (claimed_until < now()
+               or (claimed_by is not null and not exists (select 1 from live where live.token = claimed_by)))
        returning id),
      stale as (
        select id from relay_requests

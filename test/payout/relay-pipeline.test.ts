@@ -4,6 +4,7 @@ import type { EntityManager } from '../../src/db/orm.ts';
 import { sendEvm } from '../../src/relay/evm-pipeline.ts';
 import { watchEvm } from '../../src/relay/evm-watch.ts';
 import type { Relayer } from '../../src/relay/relayer.ts';
+import { SenderSession } from '../../src/relay/sender-session.ts';
 import { type PayoutFixture, payoutFixture, payoutFollower, signOrder, until } from './support.ts';
 
 /**
@@ -200,6 +201,47 @@ it('a nonce the node lost in the middle of a run holds the later ones back until
   // The two before the gap are mined; the two after it wait behind it.
   for (const o of orders.slice(0, 2)) expect(await f.balance('USDT', o.recipient)).toBe(o.raw);
   for (const o of orders.slice(2)) expect(await f.balance('USDT', o.recipient)).toBe(0n);
+  await settlesPaidOnce(orders);
+  await f.provider.send('evm_setAutomine', [true]);
+});
+
+it('a sender that dies holding its claim: its requests are taken over at once, not when the claim’s lease runs out', async () => {
+  await f.provider.send('evm_setAutomine', [false]);
+  const orders = await authorize(4);
+  const relayer = f.t.app.services.relayer;
+  const network = relayer.network('eth');
+  // Another process: its own session, and a node that never answers its simulations (it hangs there).
+  const session = new SenderSession({ databaseUrl: f.t.app.config.databaseUrl, logger: relayer.deps.logger });
+  const clients = relayer.deps.clients;
+  const evm = (n: Parameters<typeof clients.evm>[0]) => {
+    const client = clients.evm(n);
+    const batch: typeof client.transport.batch = (calls, options) =>
+      calls.some((c) => c.method === 'eth_estimateGas')
+        ? new Promise(() => {})
+        : client.transport.batch(calls, options);
+    return { ...client, transport: { ...client.transport, batch } };
+  };
+  const dying = Object.create(relayer, {
+    deps: { value: { ...relayer.deps, clients: Object.assign(Object.create(clients), { evm }) } },
+    session: { value: session },
+  }) as Relayer;
+  void sendEvm(dying, network, orders[0]!.relay);
+  await until(
+    () =>
+      f.t.app
+        .fork()
+        .execute<{ n: number }[]>(
+          'select count(*)::int as n from relay_requests where id in (?) and claimed_by is not null',
+          [orders.map((o) => o.relay)],
+        ),
+    (rows) => rows[0]?.n === orders.length,
+  );
+  // The process dies: its connections end with it.
+  await session.close();
+  await watchEvm(leader(), network);
+  await sendEvm(relayer, network, orders[1]!.relay);
+  expect((await relays(orders)).map((r) => r.status)).toEqual(orders.map(() => 'submitted'));
+  await f.provider.send('anvil_mine', ['0x1']);
   await settlesPaidOnce(orders);
   await f.provider.send('evm_setAutomine', [true]);
 });
