@@ -63,9 +63,10 @@ export async function sendEvm(relayer: Relayer, network: NetworkConfig, id: numb
     return;
   }
   if (request.status === 'abandoned') return;
+  // Its own request may be another sender's already (that send is its); whatever else this claim took
+  // is this job's to send now: left claimed and unsent, it would wait for the claim to run out.
   const claimed = await claim(relayer, em, network, id);
-  // Another sender holds it: that send is its (or, if that sender died, the watcher queues it again).
-  if (!claimed.includes(id)) return;
+  if (claimed.length === 0) return;
   try {
     await sendClaimed(relayer, network, wallet, client, id, claimed);
   } finally {

@@ -245,3 +245,30 @@ it('a sender that dies holding its claim: its requests are taken over at once, n
   await settlesPaidOnce(orders);
   await f.provider.send('evm_setAutomine', [true]);
 });
+
+it('a job whose own request another sender holds sends the rest of the queue it claimed, leaving none claimed and unsent', async () => {
+  await f.provider.send('evm_setAutomine', [false]);
+  const orders = await authorize(3);
+  const relayer = f.t.app.services.relayer;
+  const network = relayer.network('eth');
+  // The first is in another live sender's pass (this process's token stands for it).
+  const token = await relayer.session.token();
+  await f.t.app
+    .fork()
+    .execute(
+      `update relay_requests set claimed_until = now() + interval '1 hour', claimed_by = ? where id = ?`,
+      [token, orders[0]!.relay],
+    );
+  await sendEvm(relayer, network, orders[0]!.relay);
+  const rows = await relays(orders);
+  expect(rows.map((r) => r.status)).toEqual(['queued', 'submitted', 'submitted']);
+  await f.t.app
+    .fork()
+    .execute('update relay_requests set claimed_until = null, claimed_by = null where id = ?', [
+      orders[0]!.relay,
+    ]);
+  await sendEvm(relayer, network, orders[0]!.relay);
+  await f.provider.send('anvil_mine', ['0x1']);
+  await settlesPaidOnce(orders);
+  await f.provider.send('evm_setAutomine', [true]);
+});
