@@ -26,7 +26,7 @@ export function watchTimeline(
 ): Timeline {
   const first = new Map<Stage, number>();
   const all = new Map<Stage, number>();
-  const blocks: { number: number; at: number; mined: number }[] = [];
+  const blocks: { number: number; at: number; counts: number[] }[] = [];
   let running = true;
   const loop = (async () => {
     while (running) {
@@ -47,8 +47,9 @@ export function watchTimeline(
           if (n > 0 && !first.has(stage)) first.set(stage, at);
           if (n >= count && !all.has(stage)) all.set(stage, at);
         }
-        if (blocks.at(-1)?.number !== head) blocks.push({ number: head, at, mined: row?.mined ?? 0 });
-        else blocks.at(-1)!.mined = row?.mined ?? 0;
+        const counts = STAGES.map((s) => row?.[s] ?? 0);
+        if (blocks.at(-1)?.number !== head) blocks.push({ number: head, at, counts });
+        else blocks.at(-1)!.counts = counts;
       } catch {
         // The bench's own checks report a broken database or node; the timeline only samples.
       }
@@ -64,9 +65,8 @@ export function watchTimeline(
     lines: () => [
       `  timeline (ms from the first authorization: first / all ${count}):`,
       `    ${STAGES.map((s) => `${s} ${ms(first.get(s))}/${ms(all.get(s))}`).join(', ')}`,
-      `    blocks seen (number @ ms, relays recorded mined by then): ${blocks
-        .map((b) => `${b.number}@${b.at.toFixed(0)}(${b.mined})`)
-        .join(' ')}`,
+      `    blocks seen (number @ ms: ${STAGES.join('/')} by the next block):`,
+      ...blocks.map((b) => `      ${b.number} @ ${b.at.toFixed(0)}: ${b.counts.join('/')}`),
     ],
   };
 }

@@ -166,6 +166,20 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
     const fromBlock = await provider.getBlockNumber();
     const t1 = performance.now();
     const timeline = watchTimeline((sql) => app.fork().execute(sql), provider, count, t1);
+    // The kill comes as soon as the first relay transaction is stored, while authorizations still
+    // arrive: the leader may then hold claimed requests, stored transactions and the follower.
+    let killed: string | undefined = values['no-kill'] ? 'none' : undefined;
+    let authorizing = true;
+    const killer = (async () => {
+      while (!killed && authorizing) {
+        const [row] = await app
+          .fork()
+          .execute<{ sent: number }[]>('select count(*)::int as sent from relay_transactions');
+        if ((row?.sent ?? 0) > 0)
+          killed = `${await killLeader(app, workers)} at ${(performance.now() - t1).toFixed(0)} ms`;
+        else await sleep(POLL_MS / 2);
+      }
+    })();
     // All at once, as API requests would come; like the API, at most a pool's worth in the database at
     // a time (more would only queue for a connection, and under load time out waiting for one).
     const queue = [...orders];
@@ -177,8 +191,10 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
             signature: o.signature,
           });
       }),
-    );
-    let killed: string | undefined = values['no-kill'] ? 'none' : undefined;
+    ).finally(() => {
+      authorizing = false;
+    });
+    await killer;
     let settled = 0;
     let progressAt = performance.now();
     for (;;) {
@@ -207,6 +223,19 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
     }
     const payoutMs = performance.now() - t1;
     await timeline.stop();
+    if (process.env.BENCH_DUMP)
+      writeFileSync(
+        process.env.BENCH_DUMP,
+        JSON.stringify(
+          await app.fork().execute(
+            `select t.nonce, t.kind, t.status, t.mined_block, r.id as request, r.attempts, r.last_error,
+                    extract(epoch from t.created_at) * 1000 as created, extract(epoch from t.sent_at) * 1000 as sent,
+                    extract(epoch from p.authorized_at) * 1000 as authorized
+               from relay_transactions t join relay_requests r on r.id = t.request_id
+               join payouts p on p.id = r.subject_id order by t.nonce, t.id`,
+          ),
+        ),
+      );
     const failed = await app
       .fork()
       .execute<{ id: string; failure_reason: string | null }[]>(
