@@ -1,4 +1,4 @@
-import { keccak256, recoverAddress, Signature, toUtf8Bytes, Wallet } from 'ethers';
+import { keccak256, recoverAddress, type Signature, toUtf8Bytes, Wallet } from 'ethers';
 import { expect, it } from 'vitest';
 import { normalizeSignatureV } from '../../src/chains/payout-typed-data.ts';
 import { signerOf } from '../../src/modules/payout/payout.signer-keys.ts';
@@ -19,12 +19,7 @@ it('answers the recovered signer for every kind of signature, before and after t
   const stranger = Wallet.createRandom();
   for (let i = 0; i < 12; i++) {
     const d = digest(i);
-    const cases = [
-      sign(payer, d),
-      flipV(sign(payer, d)),
-      sign(stranger, d),
-      sign(payer, digest(i + 100)),
-    ];
+    const cases = [sign(payer, d), flipV(sign(payer, d)), sign(stranger, d), sign(payer, digest(i + 100))];
     for (const sig of cases) expect(signerOf(d, sig, payer.address)).toBe(recoverAddress(d, sig));
   }
   // Its own signatures recover to the wallet; the others never do.
