@@ -67,13 +67,26 @@ export async function sendEvm(relayer: Relayer, network: NetworkConfig, id: numb
   // is this job's to send now: left claimed and unsent, it would wait for the claim to run out.
   const claimed = await claim(relayer, em, network, id);
   if (claimed.length === 0) return;
+  let failed = true;
   try {
     await sendClaimed(relayer, network, wallet, client, id, claimed);
+    failed = false;
   } finally {
     await em.execute(
       'update relay_requests set claimed_until = null, claimed_by = null where id = any(?::bigint[]) and claimed_until is not null',
       [`{${claimed.join(',')}}`],
     );
+    // The others' jobs have run already (finding their requests claimed): a send that failed before
+    // signing them queues them again (after the release, or their jobs would find them claimed), instead
+    // of leaving them to the watcher's sweep of stale requests. Its own job is retried by the worker.
+    if (failed)
+      await em.execute(
+        `select graphile_worker.add_job('relay_request', json_build_object('id', r.id),
+                  job_key => 'relay_request:' || r.id, job_key_mode => 'preserve_run_at')
+           from relay_requests r
+          where r.id = any(?::bigint[]) and r.id <> ? and r.status = 'queued' and r.nonce is null`,
+        [`{${claimed.join(',')}}`, id],
+      );
   }
 }
 

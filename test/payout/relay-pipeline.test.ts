@@ -272,3 +272,41 @@ it('a job whose own request another sender holds sends the rest of the queue it 
   await settlesPaidOnce(orders);
   await f.provider.send('evm_setAutomine', [true]);
 });
+
+it('a send that fails before signing queues again the requests it claimed from others, whose jobs had run', async () => {
+  await f.provider.send('evm_setAutomine', [false]);
+  const orders = await authorize(3);
+  const relayer = f.t.app.services.relayer;
+  const network = relayer.network('eth');
+  const keys = orders.slice(1).map((o) => `relay_request:${o.relay}`);
+  // Their jobs ran while the first one's send had them claimed: nothing of theirs is queued any more.
+  await f.t.app
+    .fork()
+    .execute('select graphile_worker.remove_job(k) from unnest(?::text[]) k', [`{${keys.join(',')}}`]);
+  const clients = relayer.deps.clients;
+  const evm = (n: Parameters<typeof clients.evm>[0]) => {
+    const client = clients.evm(n);
+    const batch: typeof client.transport.batch = async (calls, options) => {
+      if (calls.some((c) => c.method === 'eth_estimateGas')) throw new Error('node down while simulating');
+      return client.transport.batch(calls, options);
+    };
+    return { ...client, transport: { ...client.transport, batch } };
+  };
+  const failing = Object.create(relayer, {
+    deps: { value: { ...relayer.deps, clients: Object.assign(Object.create(clients), { evm }) } },
+  }) as Relayer;
+  await expect(sendEvm(failing, network, orders[0]!.relay)).rejects.toThrow('node down while simulating');
+  const jobs = await f.t.app
+    .fork()
+    .execute<{ key: string }[]>(
+      'select key from graphile_worker.jobs where key = any(?::text[]) order by key',
+      [`{${keys.join(',')}}`],
+    );
+  expect(jobs.map((j) => j.key)).toEqual([...keys].sort());
+  const rows = await relays(orders);
+  expect(rows.map((r) => r.status)).toEqual(orders.map(() => 'queued'));
+  await sendEvm(relayer, network, orders[0]!.relay);
+  await f.provider.send('anvil_mine', ['0x1']);
+  await settlesPaidOnce(orders);
+  await f.provider.send('evm_setAutomine', [true]);
+});
