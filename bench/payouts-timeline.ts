@@ -28,31 +28,34 @@ export function watchTimeline(
   const all = new Map<Stage, number>();
   const blocks: { number: number; at: number; counts: number[] }[] = [];
   let running = true;
+  const sample = async () => {
+    try {
+      const [[row], head] = await Promise.all([
+        query<Record<Stage, number>>(
+          `select (select count(*)::int from payouts where status in ('authorized', 'submitted', 'completed')) as authorized,
+                  (select count(*)::int from relay_transactions) as signed,
+                  (select count(*)::int from relay_transactions where status in ('sent', 'mined')) as broadcast,
+                  (select count(*)::int from relay_transactions where status = 'mined') as mined,
+                  (select count(*)::int from payouts where status = 'completed') as completed`,
+        ),
+        provider.getBlockNumber(),
+      ]);
+      const at = performance.now() - start;
+      for (const stage of STAGES) {
+        const n = row?.[stage] ?? 0;
+        if (n > 0 && !first.has(stage)) first.set(stage, at);
+        if (n >= count && !all.has(stage)) all.set(stage, at);
+      }
+      const counts = STAGES.map((s) => row?.[s] ?? 0);
+      if (blocks.at(-1)?.number !== head) blocks.push({ number: head, at, counts });
+      else blocks.at(-1)!.counts = counts;
+    } catch {
+      // The bench's own checks report a broken database or node; the timeline only samples.
+    }
+  };
   const loop = (async () => {
     while (running) {
-      try {
-        const [[row], head] = await Promise.all([
-          query<Record<Stage, number>>(
-            `select (select count(*)::int from payouts where status in ('authorized', 'submitted', 'completed')) as authorized,
-                    (select count(*)::int from relay_transactions) as signed,
-                    (select count(*)::int from relay_transactions where status in ('sent', 'mined')) as broadcast,
-                    (select count(*)::int from relay_transactions where status = 'mined') as mined,
-                    (select count(*)::int from payouts where status = 'completed') as completed`,
-          ),
-          provider.getBlockNumber(),
-        ]);
-        const at = performance.now() - start;
-        for (const stage of STAGES) {
-          const n = row?.[stage] ?? 0;
-          if (n > 0 && !first.has(stage)) first.set(stage, at);
-          if (n >= count && !all.has(stage)) all.set(stage, at);
-        }
-        const counts = STAGES.map((s) => row?.[s] ?? 0);
-        if (blocks.at(-1)?.number !== head) blocks.push({ number: head, at, counts });
-        else blocks.at(-1)!.counts = counts;
-      } catch {
-        // The bench's own checks report a broken database or node; the timeline only samples.
-      }
+      await sample();
       await new Promise((r) => setTimeout(r, everyMs));
     }
   })();
@@ -61,6 +64,7 @@ export function watchTimeline(
     async stop() {
       running = false;
       await loop;
+      await sample();
     },
     lines: () => [
       `  timeline (ms from the first authorization: first / all ${count}):`,
