@@ -59,11 +59,13 @@ export async function watchEvm(relayer: Relayer, network: NetworkConfig, final?:
     { method: 'eth_getTransactionCount', params: [wallet.address, 'latest'] },
   ]);
   if (!latestHex?.ok) return;
+  const chainNonce = Number(BigInt(latestHex.result as string));
+  // Only a transaction below the wallet's mined count can have a receipt: a burst's unmined ones cost
+  // no lookup each tick.
   const receipts = await receiptsOf(
     client,
-    txs.map((t) => t.hash),
+    txs.filter((t) => t.nonce == null || Number(t.nonce) < chainNonce).map((t) => t.hash),
   );
-  const chainNonce = Number(BigInt(latestHex.result as string));
   const tuning = tuningOf(network);
   const finalBlock = final ?? (await finalizedBlock(client, network));
 
@@ -92,7 +94,13 @@ export async function watchEvm(relayer: Relayer, network: NetworkConfig, final?:
       error: (error as Error).message,
     });
   }
-  const known = await knownToNode(client, rest, txsOf, tuning);
+  // Whether the node still has a sent transaction matters only while its nonce is unused.
+  const known = await knownToNode(
+    client,
+    rest.filter((r) => Number(r.nonce) >= chainNonce),
+    txsOf,
+    tuning,
+  );
   // Whether orphans' calls are still wanted, asked for all of them at once.
   const orphaned = rest.filter((r) => {
     const last = (txsOf.get(r.id) ?? []).at(-1);
