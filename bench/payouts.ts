@@ -17,7 +17,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -27,6 +27,7 @@ import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/lib/logger.ts';
 import { authorizePayout } from '../src/modules/payout/payout.authorize.ts';
 import { PAYOUT_EXECUTED_TOPIC } from '../src/modules/payout/payout.order.ts';
+import { watchTimeline } from './payouts-timeline.ts';
 import { type Figure, figure, runIfMain } from './report.ts';
 import { payoutStack, ROOT } from './support.ts';
 
@@ -68,6 +69,8 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
         });
         child.once('exit', (code, signal) => reject(new Error(`worker exited with ${code ?? signal}`)));
       });
+    const log = process.env.BENCH_WORKER_LOG;
+    if (log) child.stderr!.on('data', (chunk: Buffer) => appendFileSync(`${log}.${i}`, chunk));
     const loaded = seen('modules loaded');
     const started = seen('worker started');
     loaded.catch(() => {});
@@ -162,6 +165,21 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
     // 2. The payouts, one worker SIGKILLed as the first relay transaction is stored.
     const fromBlock = await provider.getBlockNumber();
     const t1 = performance.now();
+    const timeline = watchTimeline((sql) => app.fork().execute(sql), provider, count, t1);
+    // The kill comes as soon as the first relay transaction is stored, while authorizations still
+    // arrive: the leader may then hold claimed requests, stored transactions and the follower.
+    let killed: string | undefined = values['no-kill'] ? 'none' : undefined;
+    let authorizing = true;
+    const killer = (async () => {
+      while (!killed && authorizing) {
+        const [row] = await app
+          .fork()
+          .execute<{ sent: number }[]>('select count(*)::int as sent from relay_transactions');
+        if ((row?.sent ?? 0) > 0)
+          killed = `${await killLeader(app, workers)} at ${(performance.now() - t1).toFixed(0)} ms`;
+        else await sleep(POLL_MS / 2);
+      }
+    })();
     // All at once, as API requests would come; like the API, at most a pool's worth in the database at
     // a time (more would only queue for a connection, and under load time out waiting for one).
     const queue = [...orders];
@@ -173,8 +191,10 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
             signature: o.signature,
           });
       }),
-    );
-    let killed: string | undefined = values['no-kill'] ? 'none' : undefined;
+    ).finally(() => {
+      authorizing = false;
+    });
+    await killer;
     let settled = 0;
     let progressAt = performance.now();
     for (;;) {
@@ -202,6 +222,20 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
       await sleep(POLL_MS);
     }
     const payoutMs = performance.now() - t1;
+    await timeline.stop();
+    if (process.env.BENCH_DUMP)
+      writeFileSync(
+        process.env.BENCH_DUMP,
+        JSON.stringify(
+          await app.fork().execute(
+            `select t.nonce, t.kind, t.status, t.mined_block, r.id as request, r.attempts, r.last_error,
+                    extract(epoch from t.created_at) * 1000 as created, extract(epoch from t.sent_at) * 1000 as sent,
+                    extract(epoch from p.authorized_at) * 1000 as authorized
+               from relay_transactions t join relay_requests r on r.id = t.request_id
+               join payouts p on p.id = r.subject_id order by t.nonce, t.id`,
+          ),
+        ),
+      );
     const failed = await app
       .fork()
       .execute<{ id: string; failure_reason: string | null }[]>(
@@ -240,6 +274,12 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
     console.log(`  worker SIGKILLed mid-run: ${killed ?? 'none (no relay transaction seen before the end)'}`);
     console.log(
       `  paid exactly once: ${executions.length} executions for ${count} orders, ${wrong.length} recipients with a wrong balance`,
+    );
+    for (const line of timeline.lines()) console.log(line);
+    const perBlock = new Map<number, number>();
+    for (const e of executions) perBlock.set(e.blockNumber, (perBlock.get(e.blockNumber) ?? 0) + 1);
+    console.log(
+      `    executions per block: ${[...perBlock].map(([b, n]) => `${b}:${n}`).join(' ')} (from block ${fromBlock})`,
     );
     console.log(`  ratio floor / payouts: ${(floorMs / payoutMs).toFixed(3)} (target ≥ 0.5)`);
     // Every payout here is funded, approved and signed in time: a failed one is a defect, not a figure.

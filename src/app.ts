@@ -79,7 +79,13 @@ export async function createApp(options: {
     webhookAllowPrivate: config.webhookAllowPrivate,
   });
   const fork = () => orm.em.fork();
-  const relayer = new Relayer({ networks, clients: chainClients, logger, fork });
+  const relayer = new Relayer({
+    networks,
+    clients: chainClients,
+    logger,
+    fork,
+    databaseUrl: config.databaseUrl,
+  });
   const sessions = new SessionService({ config, chains: sessionChains, merchants, sql });
   const services: Services = {
     config,
@@ -125,6 +131,7 @@ export async function createApp(options: {
     metrics: createMetrics({ fork: () => orm.em.fork() }),
     fork: () => orm.em.fork(),
     async close() {
+      await relayer.close();
       await pubsub.close();
       await sql.close();
       await orm.close(true);

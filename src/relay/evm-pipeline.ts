@@ -15,6 +15,7 @@ import {
 import { abandon, deadlineReason, markDone, recordSentMany, retryLater } from './outcomes.ts';
 import { RelayRequest, RelayTransaction } from './relay.entity.ts';
 import type { Relayer } from './relayer.ts';
+import { LIVE_SENDERS_SQL } from './sender-session.ts';
 
 /**
  * The `relay_request` job on an EVM network, pipelined per relayer wallet: the job takes its own
@@ -36,7 +37,10 @@ import type { Relayer } from './relayer.ts';
 
 /** Requests one send takes at most. */
 export const MAX_PIPELINE = 200;
-/** How long a sender holds what it claimed; one that crashed is taken over after this (evm-watch.ts). */
+/**
+ * How long a sender holds what it claimed, at most: one whose process died is taken over at once
+ * (sender-session.ts), one alive but stuck after this (evm-watch.ts).
+ */
 export const CLAIM_SECONDS = 5;
 /** Raw transactions per JSON-RPC batch when broadcasting. */
 const BROADCAST_BATCH = 100;
@@ -59,35 +63,58 @@ export async function sendEvm(relayer: Relayer, network: NetworkConfig, id: numb
     return;
   }
   if (request.status === 'abandoned') return;
-  const claimed = await claim(em, network, id);
-  // Another sender holds it: that send is its (or, if that sender died, the watcher queues it again).
-  if (!claimed.includes(id)) return;
+  // Its own request may be another sender's already (that send is its); whatever else this claim took
+  // is this job's to send now: left claimed and unsent, it would wait for the claim to run out.
+  const claimed = await claim(relayer, em, network, id);
+  if (claimed.length === 0) return;
+  let failed = true;
   try {
     await sendClaimed(relayer, network, wallet, client, id, claimed);
+    failed = false;
   } finally {
     await em.execute(
-      'update relay_requests set claimed_until = null where id = any(?::bigint[]) and claimed_until is not null',
+      'update relay_requests set claimed_until = null, claimed_by = null where id = any(?::bigint[]) and claimed_until is not null',
       [`{${claimed.join(',')}}`],
     );
+    // The others' jobs have run already (finding their requests claimed): a send that failed before
+    // signing them queues them again (after the release, or their jobs would find them claimed), instead
+    // of leaving them to the watcher's sweep of stale requests. Its own job is retried by the worker.
+    if (failed)
+      await em.execute(
+        `select graphile_worker.add_job('relay_request', json_build_object('id', r.id),
+                  job_key => 'relay_request:' || r.id, job_key_mode => 'preserve_run_at')
+           from relay_requests r
+          where r.id = any(?::bigint[]) and r.id <> ? and r.status = 'queued' and r.nonce is null`,
+        [`{${claimed.join(',')}}`, id],
+      );
   }
 }
 
 /**
  * Claims `id` and the other requests of the network that wait for their first send, oldest first. A
  * request in a retry's backoff (attempts > 0) is left to its own job, which runs it when the backoff
- * ends. Row locks are held for this one statement only; claimed rows of another sender are skipped.
+ * ends. Row locks are held for this one statement only; claimed rows of another sender are skipped,
+ * unless that sender is gone: its lease ran out, or its process died (no live session holds its token).
  */
-async function claim(em: EntityManager, network: NetworkConfig, id: number): Promise<number[]> {
+async function claim(
+  relayer: Relayer,
+  em: EntityManager,
+  network: NetworkConfig,
+  id: number,
+): Promise<number[]> {
+  const token = await relayer.session.token();
   const rows = await em.execute<{ id: string }[]>(
-    `update relay_requests r set claimed_until = now() + make_interval(secs => ?)
+    `with live as (${LIVE_SENDERS_SQL})
+     update relay_requests r set claimed_until = now() + make_interval(secs => ?), claimed_by = ?
       where r.id in (
         select q.id from relay_requests q
          where q.network = ? and q.status = 'queued' and q.nonce is null and (q.id = ? or q.attempts = 0)
-           and (q.claimed_until is null or q.claimed_until < now())
+           and (q.claimed_until is null or q.claimed_until < now()
+                or (q.claimed_by is not null and not exists (select 1 from live where live.token = q.claimed_by)))
          order by q.id = ? desc, q.id
          limit ? for update skip locked)
       returning r.id`,
-    [CLAIM_SECONDS, network.id, id, id, MAX_PIPELINE],
+    [CLAIM_SECONDS, token, network.id, id, id, MAX_PIPELINE],
   );
   return rows.map((r) => Number(r.id));
 }

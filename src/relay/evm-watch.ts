@@ -8,6 +8,7 @@ import { broadcastStored, currentFees, type Fees, signCall, simulate } from './e
 import { abandon, markDone, markDoneMany, recordSentMany } from './outcomes.ts';
 import { RelayRequest, RelayTransaction } from './relay.entity.ts';
 import { type Relayer, tuningOf } from './relayer.ts';
+import { LIVE_SENDERS_SQL } from './sender-session.ts';
 
 /**
  * Watching a network's relays after each follower tick (the leader of the network only): which
@@ -58,11 +59,13 @@ export async function watchEvm(relayer: Relayer, network: NetworkConfig, final?:
     { method: 'eth_getTransactionCount', params: [wallet.address, 'latest'] },
   ]);
   if (!latestHex?.ok) return;
+  const chainNonce = Number(BigInt(latestHex.result as string));
+  // Only a transaction below the wallet's mined count can have a receipt: a burst's unmined ones cost
+  // no lookup each tick.
   const receipts = await receiptsOf(
     client,
-    txs.map((t) => t.hash),
+    txs.filter((t) => t.nonce == null || Number(t.nonce) < chainNonce).map((t) => t.hash),
   );
-  const chainNonce = Number(BigInt(latestHex.result as string));
   const tuning = tuningOf(network);
   const finalBlock = final ?? (await finalizedBlock(client, network));
 
@@ -91,7 +94,13 @@ export async function watchEvm(relayer: Relayer, network: NetworkConfig, final?:
       error: (error as Error).message,
     });
   }
-  const known = await knownToNode(client, rest, txsOf, tuning);
+  // Whether the node still has a sent transaction matters only while its nonce is unused.
+  const known = await knownToNode(
+    client,
+    rest.filter((r) => Number(r.nonce) >= chainNonce),
+    txsOf,
+    tuning,
+  );
   // Whether orphans' calls are still wanted, asked for all of them at once.
   const orphaned = rest.filter((r) => {
     const last = (txsOf.get(r.id) ?? []).at(-1);
@@ -219,16 +228,20 @@ async function knownToNode(
 const STALE_MS = 30_000;
 
 /**
- * Re-adds the job of queued requests whose sender is gone: those a sender claimed and still had not
- * signed when its claim ran out (it crashed mid-send, evm-pipeline.ts), at once, and those nobody has
- * touched for a while. A job held by a killed worker stays locked for hours; adding the same job key
- * again creates a fresh one, and `preserve_run_at` keeps a backoff that is still running.
+ * Re-adds the job of queued requests whose sender is gone: those a sender claimed and had not signed
+ * when its process died (no live session holds its token, sender-session.ts) or its claim ran out (it is
+ * stuck), at once, and those nobody has touched for a while. A job held by a killed worker stays locked
+ * for hours; adding the same job key again creates a fresh one, and `preserve_run_at` keeps a backoff
+ * that is still running.
  */
 export async function kickStale(relayer: Relayer, network: NetworkConfig): Promise<void> {
   await relayer.deps.fork().execute(
-    `with expired as (
-       update relay_requests set claimed_until = null
-        where network = ? and status = 'queued' and nonce is null and claimed_until < now()
+    `with live as (${LIVE_SENDERS_SQL}),
+     expired as (
+       update relay_requests set claimed_until = null, claimed_by = null
+        where network = ? and status = 'queued' and nonce is null and claimed_until is not null
+          and (claimed_until < now()
+               or (claimed_by is not null and not exists (select 1 from live where live.token = claimed_by)))
        returning id),
      stale as (
        select id from relay_requests

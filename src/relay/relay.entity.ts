@@ -61,6 +61,8 @@ export const RelayRequestSchema = defineEntity({
      * meanwhile. Only a way to share the queue; one left by a crashed sender expires (evm-watch.ts).
      */
     claimedUntil: p.datetime().nullable(),
+    /** The claiming sender's session token (sender-session.ts): a claim nobody alive holds is free. */
+    claimedBy: p.integer().nullable(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

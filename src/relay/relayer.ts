@@ -9,6 +9,7 @@ import type { Logger } from '../lib/logger.ts';
 import { parseUnits } from '../money.ts';
 import type { RelayKind, RelayRequest } from './relay.entity.ts';
 import { RELAY_REQUEST_JOB } from './request.ts';
+import { SenderSession } from './sender-session.ts';
 import type { RelayHandler } from './types.ts';
 
 /**
@@ -77,13 +78,24 @@ export interface RelayerDeps {
   clients: ChainClients;
   logger: Logger;
   fork: () => EntityManager;
+  /** The service's database: a sending process holds its sign of life there (sender-session.ts). */
+  databaseUrl?: string;
 }
 
 export class Relayer {
   private readonly handlers = new Map<RelayKind, RelayHandler>();
   private readonly wallets = new Map<string, Wallet>();
+  /** This process as a sender: the token on its claims, alive as long as the process is. */
+  readonly session: SenderSession;
 
-  constructor(readonly deps: RelayerDeps) {}
+  constructor(readonly deps: RelayerDeps) {
+    this.session = new SenderSession({ databaseUrl: deps.databaseUrl, logger: deps.logger });
+  }
+
+  /** Ends this process's sender session (shutdown): its claims are free at once. */
+  close(): Promise<void> {
+    return this.session.close();
+  }
 
   /**
    * This relayer as the watcher of a network uses it: every write it makes goes through `transaction`,

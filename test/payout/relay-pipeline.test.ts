@@ -4,6 +4,7 @@ import type { EntityManager } from '../../src/db/orm.ts';
 import { sendEvm } from '../../src/relay/evm-pipeline.ts';
 import { watchEvm } from '../../src/relay/evm-watch.ts';
 import type { Relayer } from '../../src/relay/relayer.ts';
+import { SenderSession } from '../../src/relay/sender-session.ts';
 import { type PayoutFixture, payoutFixture, payoutFollower, signOrder, until } from './support.ts';
 
 /**
@@ -200,6 +201,112 @@ it('a nonce the node lost in the middle of a run holds the later ones back until
   // The two before the gap are mined; the two after it wait behind it.
   for (const o of orders.slice(0, 2)) expect(await f.balance('USDT', o.recipient)).toBe(o.raw);
   for (const o of orders.slice(2)) expect(await f.balance('USDT', o.recipient)).toBe(0n);
+  await settlesPaidOnce(orders);
+  await f.provider.send('evm_setAutomine', [true]);
+});
+
+it('a sender that dies holding its claim: its requests are taken over at once, not when the claim’s lease runs out', async () => {
+  await f.provider.send('evm_setAutomine', [false]);
+  const orders = await authorize(4);
+  const relayer = f.t.app.services.relayer;
+  const network = relayer.network('eth');
+  // Another process: its own session, and a node that never answers its simulations (it hangs there).
+  const session = new SenderSession({ databaseUrl: f.t.app.config.databaseUrl, logger: relayer.deps.logger });
+  const clients = relayer.deps.clients;
+  const evm = (n: Parameters<typeof clients.evm>[0]) => {
+    const client = clients.evm(n);
+    const batch: typeof client.transport.batch = (calls, options) =>
+      calls.some((c) => c.method === 'eth_estimateGas')
+        ? new Promise(() => {})
+        : client.transport.batch(calls, options);
+    return { ...client, transport: { ...client.transport, batch } };
+  };
+  const dying = Object.create(relayer, {
+    deps: { value: { ...relayer.deps, clients: Object.assign(Object.create(clients), { evm }) } },
+    session: { value: session },
+  }) as Relayer;
+  void sendEvm(dying, network, orders[0]!.relay);
+  await until(
+    () =>
+      f.t.app
+        .fork()
+        .execute<{ n: number }[]>(
+          'select count(*)::int as n from relay_requests where id in (?) and claimed_by is not null',
+          [orders.map((o) => o.relay)],
+        ),
+    (rows) => rows[0]?.n === orders.length,
+  );
+  // The process dies: its connections end with it.
+  await session.close();
+  await watchEvm(leader(), network);
+  await sendEvm(relayer, network, orders[1]!.relay);
+  expect((await relays(orders)).map((r) => r.status)).toEqual(orders.map(() => 'submitted'));
+  await f.provider.send('anvil_mine', ['0x1']);
+  await settlesPaidOnce(orders);
+  await f.provider.send('evm_setAutomine', [true]);
+});
+
+it('a job whose own request another sender holds sends the rest of the queue it claimed, leaving none claimed and unsent', async () => {
+  await f.provider.send('evm_setAutomine', [false]);
+  const orders = await authorize(3);
+  const relayer = f.t.app.services.relayer;
+  const network = relayer.network('eth');
+  // The first is in another live sender's pass (this process's token stands for it).
+  const token = await relayer.session.token();
+  await f.t.app
+    .fork()
+    .execute(
+      `update relay_requests set claimed_until = now() + interval '1 hour', claimed_by = ? where id = ?`,
+      [token, orders[0]!.relay],
+    );
+  await sendEvm(relayer, network, orders[0]!.relay);
+  const rows = await relays(orders);
+  expect(rows.map((r) => r.status)).toEqual(['queued', 'submitted', 'submitted']);
+  await f.t.app
+    .fork()
+    .execute('update relay_requests set claimed_until = null, claimed_by = null where id = ?', [
+      orders[0]!.relay,
+    ]);
+  await sendEvm(relayer, network, orders[0]!.relay);
+  await f.provider.send('anvil_mine', ['0x1']);
+  await settlesPaidOnce(orders);
+  await f.provider.send('evm_setAutomine', [true]);
+});
+
+it('a send that fails before signing queues again the requests it claimed from others, whose jobs had run', async () => {
+  await f.provider.send('evm_setAutomine', [false]);
+  const orders = await authorize(3);
+  const relayer = f.t.app.services.relayer;
+  const network = relayer.network('eth');
+  const keys = orders.slice(1).map((o) => `relay_request:${o.relay}`);
+  // Their jobs ran while the first one's send had them claimed: nothing of theirs is queued any more.
+  await f.t.app
+    .fork()
+    .execute('select graphile_worker.remove_job(k) from unnest(?::text[]) k', [`{${keys.join(',')}}`]);
+  const clients = relayer.deps.clients;
+  const evm = (n: Parameters<typeof clients.evm>[0]) => {
+    const client = clients.evm(n);
+    const batch: typeof client.transport.batch = async (calls, options) => {
+      if (calls.some((c) => c.method === 'eth_estimateGas')) throw new Error('node down while simulating');
+      return client.transport.batch(calls, options);
+    };
+    return { ...client, transport: { ...client.transport, batch } };
+  };
+  const failing = Object.create(relayer, {
+    deps: { value: { ...relayer.deps, clients: Object.assign(Object.create(clients), { evm }) } },
+  }) as Relayer;
+  await expect(sendEvm(failing, network, orders[0]!.relay)).rejects.toThrow('node down while simulating');
+  const jobs = await f.t.app
+    .fork()
+    .execute<{ key: string }[]>(
+      'select key from graphile_worker.jobs where key = any(?::text[]) order by key',
+      [`{${keys.join(',')}}`],
+    );
+  expect(jobs.map((j) => j.key)).toEqual([...keys].sort());
+  const rows = await relays(orders);
+  expect(rows.map((r) => r.status)).toEqual(orders.map(() => 'queued'));
+  await sendEvm(relayer, network, orders[0]!.relay);
+  await f.provider.send('anvil_mine', ['0x1']);
   await settlesPaidOnce(orders);
   await f.provider.send('evm_setAutomine', [true]);
 });

@@ -63,19 +63,20 @@ export async function authorizePayout(
         ],
         'report',
       );
-      if (done.has(payout.id)) {
-        await requestRelay(tx, {
-          kind: 'payout',
-          subjectId: payout.id,
-          network: payout.network,
-          to: payout.router,
-          data: executeCalldata(payout, signature),
-          deadline: payout.deadline,
-        });
-      }
-      return done.has(payout.id);
+      if (!done.has(payout.id)) return undefined;
+      await requestRelay(tx, {
+        kind: 'payout',
+        subjectId: payout.id,
+        network: payout.network,
+        to: payout.router,
+        data: executeCalldata(payout, signature),
+        deadline: payout.deadline,
+      });
+      // Read before the commit: the answer is what this call did (`authorized`), never a later state
+      // a worker fast enough reached meanwhile.
+      return service.get(tx, merchantId, payout.id);
     });
-    if (applied) return service.get(em.fork(), merchantId, payout.id);
+    if (applied) return applied;
   }
   throw unavailable('the payout is changing too fast; retry shortly');
 }

@@ -2,11 +2,12 @@ import { getAddress } from 'ethers';
 import {
   type AnyPayoutTypedData,
   normalizeSignatureV,
-  recoverTypedDataSigner,
+  typedDataDigest,
 } from '../../chains/payout-typed-data.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { AppError, validation } from '../../errors.ts';
 import type { PayoutChains } from './payout.chain.ts';
+import { signerOf } from './payout.signer-keys.ts';
 
 /**
  * The wallet authorization of section 5.3, for single payouts and batches alike: the signature over
@@ -25,7 +26,8 @@ export async function checkOrderSignature(
   let signature: string;
   try {
     signature = normalizeSignatureV(given.startsWith('0x') ? given : `0x${given}`);
-    signer = recoverTypedDataSigner(order.typedData, signature);
+    // The payout wallet's key, once known, checks the signature without recovering it (payout.signer-keys.ts).
+    signer = signerOf(typedDataDigest(order.typedData), signature, order.payer);
   } catch (error) {
     throw validation(`signature: not a valid 65-byte signature (${(error as Error).message})`);
   }
