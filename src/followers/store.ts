@@ -34,6 +34,21 @@ export async function loadCursor(
     : null;
 }
 
+/** Every stream's cursor on a network, by stream (a stream before its first block has none). */
+export async function loadCursors(em: EntityManager, network: string): Promise<Map<string, BlockHeader>> {
+  const rows = await em.execute<{ stream: string; number: string; hash: string; timestamp: string }[]>(
+    `select stream, block_number as number, block_hash as hash, block_timestamp as timestamp
+       from chain_cursors where network = ?`,
+    [network],
+  );
+  return new Map(
+    rows.map((r) => [
+      r.stream,
+      { number: Number(r.number), hash: r.hash, parentHash: '', timestamp: Number(r.timestamp) },
+    ]),
+  );
+}
+
 /** Sets a stream's cursor unconditionally (operators' tools and tests; the follower uses {@link moveCursor}). */
 export async function saveCursor(em: EntityManager, network: string, stream: string, block: BlockHeader) {
   await em.execute(
