@@ -12,6 +12,7 @@ import {
   loadFinality,
   loadWindow,
   moveCursor,
+  moveCursors,
   saveNodeProblem,
   saveWindow,
 } from './store.ts';
@@ -303,8 +304,13 @@ export function createFollower(deps: FollowerDeps) {
       // The window last: its rows stay unlocked while consumers work (a stalled old leader must not
       // hold up the new one, which finds the old one's cursor move refused at commit).
       await transaction(async (tx) => {
-        for (const [i, step] of steps.entries())
-          await apply(tx, step.consumer, step.stored ? step.after : null, events[i]!);
+        for (const [i, step] of steps.entries()) await handle(tx, step.consumer, events[i]!);
+        const moves = steps.map((s) => ({
+          stream: s.consumer.stream,
+          expected: s.stored ? s.after : null,
+          block: s.to,
+        }));
+        await moveCursors(tx, networkId, moves);
         await saveIt(tx);
       });
     } catch (error) {
@@ -351,9 +357,18 @@ export function createFollower(deps: FollowerDeps) {
     from: BlockHeader | null,
     event: Extract<FollowerEvent, { type: 'block' }>,
   ): Promise<void> {
+    await handle(tx, consumer, event);
+    await moveCursor(tx, networkId, consumer.stream, from, event.to);
+  }
+
+  /** The blocks, then what of them is final now. */
+  async function handle(
+    tx: EntityManager,
+    consumer: Consumer,
+    event: Extract<FollowerEvent, { type: 'block' }>,
+  ): Promise<void> {
     await consumer.handle(tx, event);
     await consumer.handle(tx, { type: 'finalize', block: Math.min(event.finalized, event.to.number) });
-    await moveCursor(tx, networkId, consumer.stream, from, event.to);
   }
 
   /**
