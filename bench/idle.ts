@@ -6,14 +6,16 @@
  * (DATABASE_URL and NETWORKS_FILE: nothing embedded) following the same three chains at the default
  * poll interval, as a second process (its networks under ids of their own, so it leads them itself).
  * Targets: embedded ≤ 3 % of a core; production ≤ 1 % of a core per followed network.
- *   npx tsx bench/idle.ts [--settle 15] [--window 60] [--profile DIR] [--reuse]
- * `--reuse` keeps the stack's DATA_DIR between runs (smoke runs: a warm start).
+ *   npx tsx bench/idle.ts [--settle 15] [--window 60] [--profile DIR] [--reuse] [--statements]
+ * `--reuse` keeps the stack's DATA_DIR between runs (smoke runs: a warm start). `--statements` loads
+ * pg_stat_statements into the embedded server and prints the embedded window's statements by calls.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
+import pg from 'pg';
 import { embeddedUrl, freePort } from '../src/db/embedded-postgres.ts';
 import { type Figure, figure, runIfMain } from './report.ts';
 import { cpuSeconds, dbCounters, fixtureCpu, stackDir, startService, writesPerMinute } from './stack.ts';
@@ -42,6 +44,7 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
       window: { type: 'string' },
       profile: { type: 'string' },
       reuse: { type: 'boolean' },
+      statements: { type: 'boolean' },
     },
   });
   const settleS = Number(values.settle ?? 15);
@@ -50,7 +53,11 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
   const pgPort = await freePort();
   const databaseUrl = embeddedUrl(pgPort, 'gateway');
   const base = { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir };
-  const embedded = await startService({ ...base, EMBEDDED_PG_PORT: String(pgPort) });
+  const embedded = await startService({
+    ...base,
+    EMBEDDED_PG_PORT: String(pgPort),
+    ...(values.statements ? { EMBEDDED_PG_STATEMENTS: '1' } : {}),
+  });
   let production: Awaited<ReturnType<typeof startService>> | undefined;
   try {
     await sleep(settleS * 1000);
@@ -78,7 +85,9 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
         writes: writesPerMinute(a.db.writes, b.db.writes, s),
       };
     };
+    if (values.statements) await statements(databaseUrl, 'reset');
     const idle = await measure(embedded.pid);
+    const perStatement = values.statements ? await statements(databaseUrl, 'read') : [];
 
     const networks = productionNetworks(dir);
     production = await startService(
@@ -115,8 +124,15 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
     line('  fixture: PostgreSQL (all processes)', `${idle.postgres.toFixed(2)} % of a core`);
     line('  database: transactions committed', `${idle.commitsPerMin.toFixed(0)} /min`);
     for (const [table, n] of idle.writes) line(`    rows written: ${table}`, `${n.toFixed(0)} /min`);
+    if (perStatement.length) console.log('    statements (pg_stat_statements), busiest first:');
+    for (const r of perStatement) console.log(`      ${r.calls.padStart(6)} /min  ${r.query}`);
     line(`production mode: ${networks.count} networks, default poll`, `${prod.cpu.toFixed(2)} % of a core`);
     line('  per followed network', `${perNetwork.toFixed(2)} % of a core   (target ≤ 1 %)`);
+    // Both services commit to the one database in this window: the production one's share is the rise.
+    line(
+      '  database: transactions committed (both)',
+      `${prod.commitsPerMin.toFixed(0)} /min (embedded alone: ${idle.commitsPerMin.toFixed(0)})`,
+    );
     return [
       figure('idle CPU, embedded stack (API process)', idle.cpu, '% core', {
         target: { of: 'value', op: '≤', bound: 3 },
@@ -137,6 +153,29 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
     await production?.stop();
     await embedded.stop();
     done();
+  }
+}
+
+/** pg_stat_statements of the database: reset, or its busiest statements per minute since the reset. */
+async function statements(url: string, what: 'reset' | 'read'): Promise<{ calls: string; query: string }[]> {
+  const client = new pg.Client(url);
+  await client.connect();
+  try {
+    if (what === 'reset') {
+      await client.query('create extension if not exists pg_stat_statements');
+      await client.query('select pg_stat_statements_reset()');
+      return [];
+    }
+    const { rows } = await client.query<{ calls: string; query: string }>(
+      `select round(s.calls / greatest(extract(epoch from now() - i.stats_reset), 1) * 60)::text as calls,
+              left(regexp_replace(s.query, '\\s+', ' ', 'g'), 90) as query
+         from pg_stat_statements s, pg_stat_statements_info i
+        where s.dbid = (select oid from pg_database where datname = current_database())
+        order by s.calls desc limit 20`,
+    );
+    return rows;
+  } finally {
+    await client.end();
   }
 }
 

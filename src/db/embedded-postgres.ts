@@ -128,6 +128,10 @@ const POSTGRES_FLAGS = [
   'fsync=off',
   '-c',
   'synchronous_commit=off',
+  // Benches (`bench/idle.ts --statements`) count what the database runs, statement by statement.
+  ...(process.env.EMBEDDED_PG_STATEMENTS === '1'
+    ? ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all']
+    : []),
 ];
 
 const STARTUP_TIMEOUT_MS = 60_000;

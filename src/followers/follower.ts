@@ -1,10 +1,21 @@
-import type { LogChunk } from '../chains/evm/index.ts';
+import { type EvmLog, type LogChunk, logMatches, unionFilter } from '../chains/evm/index.ts';
 import type { NetworkConfig } from '../chains/networks.ts';
 import type { BlockHeader } from '../chains/types.ts';
 import type { EntityManager } from '../db/orm.ts';
 import type { Logger } from '../lib/logger.ts';
 import { type FinalityState, type FinalityVerdict, judgeFinality, windowFloor } from './finality.ts';
-import { loadCursor, loadFinality, loadWindow, moveCursor, saveNodeProblem, saveWindow } from './store.ts';
+import { LeadershipLost } from './leadership.ts';
+import {
+  CursorMoved,
+  loadCursor,
+  loadCursors,
+  loadFinality,
+  loadWindow,
+  moveCursor,
+  moveCursors,
+  saveNodeProblem,
+  saveWindow,
+} from './store.ts';
 import type { ChainSource, Consumer, FollowerEvent, TickContext } from './types.ts';
 import { BlockWindow } from './window.ts';
 
@@ -31,6 +42,11 @@ export const MAX_WINDOW_BLOCKS = 2_048;
  * (the liveness the console and `gateway_follower_seconds_since_tick` show).
  */
 export const IDLE_HEARTBEAT_MS = 60_000;
+/**
+ * A window-less stream (Tron's: every block it reads is final) at most this far behind the head takes
+ * its blocks with the other streams, in the tick's one transaction; further behind, it catches up alone.
+ */
+export const SHORT_RANGE_BLOCKS = 100;
 
 export interface FollowerDeps {
   network: Pick<NetworkConfig, 'id'>;
@@ -69,6 +85,8 @@ export function createFollower(deps: FollowerDeps) {
   let evidenceHeader: BlockHeader | undefined;
   /** What the last saved tick recorded, so an unchanged chain costs no write (but a heartbeat). */
   let saved: { key: string; at: number } | undefined;
+  /** The streams' cursors as this follower last read or moved them; reread after a failed tick. */
+  let cursors: Map<string, BlockHeader> | undefined;
 
   /** A transaction of this follower: fenced, then `work`. */
   const transaction = <T>(work: (tx: EntityManager) => Promise<T>) =>
@@ -78,6 +96,15 @@ export function createFollower(deps: FollowerDeps) {
     });
 
   async function tick(): Promise<TickResult> {
+    try {
+      return await tickOnce();
+    } catch (error) {
+      cursors = undefined; // another writer may have moved one (CursorMoved), or a commit failed
+      throw error;
+    }
+  }
+
+  async function tickOnce(): Promise<TickResult> {
     const head = await source.head();
     const nodeFinalized = await source.nodeFinalized(head);
     known ??= await loadFinality(deps.fork(), networkId);
@@ -108,23 +135,34 @@ export function createFollower(deps: FollowerDeps) {
     window.prune(floor - 1);
     const pruneTo = window!.start === undefined ? head.number : window!.start - 1;
     const key = `${head.hash}:${finalized}:${verdict.state.nodeFinalized}:${pruneTo}`;
-    if (sync.kind !== 'unchanged' || key !== saved?.key || Date.now() - saved.at >= IDLE_HEARTBEAT_MS) {
-      await transaction((tx) =>
-        saveWindow(tx, networkId, {
-          from: sync.kind === 'reorg' ? sync.ancestor.number + 1 : undefined,
-          added: sync.kind === 'unchanged' ? [] : sync.added,
-          pruneTo,
-          head,
-          finalized,
-          nodeFinalized: verdict.state.nodeFinalized,
-        }),
-      );
+    const windowChange =
+      sync.kind !== 'unchanged' || key !== saved?.key || Date.now() - saved.at >= IDLE_HEARTBEAT_MS
+        ? {
+            from: sync.kind === 'reorg' ? sync.ancestor.number + 1 : undefined,
+            added: sync.kind === 'unchanged' ? [] : sync.added,
+            pruneTo,
+            head,
+            finalized,
+            nodeFinalized: verdict.state.nodeFinalized,
+          }
+        : undefined;
+    const reached = new Map<Consumer, BlockHeader>();
+    const steps: Step[] = [];
+    for (const consumer of consumers) {
+      const next = await prepare(consumer, head, finalized, floor);
+      reached.set(consumer, next.cursor);
+      if (next.step) steps.push(next.step);
+    }
+    // The window and every stream's new blocks in one transaction: one commit a tick, not one a stream.
+    if (steps.length > 0 || windowChange) {
+      await commitSteps(steps, windowChange, head, finalized);
       saved = { key, at: Date.now() };
+      for (const step of steps) reached.set(step.consumer, step.to);
     }
     known = verdict.state;
     let caughtUp = true;
     for (const consumer of consumers) {
-      const cursor = await advance(consumer, head, finalized, floor);
+      const cursor = reached.get(consumer)!;
       if (cursor.number < head.number) caughtUp = false;
       const evidence = () => evidenceAt(Math.min(finalized, cursor.number), cursor);
       await consumer.afterTick?.({ head, finalized, cursor, evidence, transaction } satisfies TickContext);
@@ -164,17 +202,31 @@ export function createFollower(deps: FollowerDeps) {
       await consumer.handle(tx, { type: 'reorg', ancestor, head });
       await moveCursor(tx, networkId, consumer.stream, cursor, ancestor);
     });
+    cursors = undefined; // reread: the rewind may have found the stored cursor below the ancestor already
   }
 
-  /** Feeds a consumer the blocks after its cursor: final ones by range, then the window's by hash. */
-  async function advance(
+  /**
+   * Brings a consumer up to where the tick's shared step starts: final blocks far behind are fed by
+   * range in transactions of their own, a cursor off the followed chain is rewound; what is left (the
+   * window's blocks, or a short final range of a window-less stream) is the step it takes with the
+   * others in {@link commitSteps}.
+   */
+  async function prepare(
     consumer: Consumer,
     head: BlockHeader,
     finalized: number,
     floor: number,
-  ): Promise<BlockHeader> {
+  ): Promise<{ cursor: BlockHeader; step?: Step }> {
     let { cursor, stored } = await startingCursor(consumer, head);
     const budgetEnd = cursor.number + (deps.maxBlocksPerTick ?? MAX_BLOCKS_PER_TICK);
+    const windowless = window!.start === undefined && floor > head.number;
+    if (
+      stored &&
+      windowless &&
+      cursor.number < head.number &&
+      head.number - cursor.number <= SHORT_RANGE_BLOCKS
+    )
+      return { cursor, step: { consumer, after: cursor, stored, kind: 'final', to: head } };
     const finalEnd = Math.min(floor - 1, budgetEnd, head.number);
     if (cursor.number < finalEnd) {
       // Pipelined: the next chunk (its logs and its last header) is read while this one commits, so a
@@ -187,17 +239,21 @@ export function createFollower(deps: FollowerDeps) {
         next = readAhead(chunks);
         next.catch(() => {}); // surfaced when awaited; unobserved when this commit fails first
         const { chunk, to } = item;
-        await commit(
-          consumer,
-          stored ? cursor : null,
-          { type: 'block', from: chunk.fromBlock, to, logs: chunk.logs, head, finalized },
+        const event = {
+          type: 'block',
+          from: chunk.fromBlock,
+          to,
+          logs: chunk.logs,
+          head,
           finalized,
-        );
+        } as const;
+        await transaction((tx) => apply(tx, consumer, stored ? cursor : null, event));
         cursor = to;
         stored = true;
+        cursors?.set(consumer.stream, to);
       }
     }
-    if (cursor.number < floor - 1) return cursor; // still in the final range: next tick
+    if (cursor.number < floor - 1) return { cursor }; // still in the final range: next tick
     if (!(await onFollowedChain(cursor, floor, head))) {
       // The cursor's block is not the canonical block at its height (a crash between a window update
       // and a rewind, a window reread from the database, a head that went below it): a reorganisation,
@@ -210,38 +266,109 @@ export function createFollower(deps: FollowerDeps) {
         to: base.number,
       });
       await rewind(consumer, base, head);
-      return base;
+      return { cursor: base };
     }
     const blocks = window!.range(cursor.number + 1, Math.min(head.number, budgetEnd));
-    if (blocks.length > 0) {
-      const perBlock = await source.blockLogs(
-        consumer.filter,
-        blocks.map((b) => b.hash),
-      );
-      const to = blocks.at(-1)!;
-      await commit(
-        consumer,
-        stored ? cursor : null,
-        { type: 'block', from: blocks[0]!.number, to, logs: perBlock.flat(), head, finalized },
-        finalized,
-      );
-      cursor = to;
-    }
-    return cursor;
+    if (blocks.length === 0) return { cursor };
+    return {
+      cursor,
+      step: { consumer, after: cursor, stored, kind: 'window', to: blocks.at(-1)! },
+    };
   }
 
-  /** One transaction: the blocks, what of them is final now, and the cursor moved from `from`. */
-  async function commit(
+  /**
+   * One transaction for the tick: what the window learnt, then each step's blocks, what of them is
+   * final now and its cursor moved. Each consumer's logs come from one read for all of them (their
+   * filters joined, each handed its own). Should the transaction fail (one consumer's handler, say),
+   * the steps are retried one transaction each, so the others are not held back by it.
+   */
+  async function commitSteps(
+    steps: Step[],
+    windowChange: Parameters<typeof saveWindow>[2] | undefined,
+    head: BlockHeader,
+    finalized: number,
+  ): Promise<void> {
+    const logs = await stepLogs(steps, head);
+    const events = steps.map((step) => {
+      const from = step.after.number + 1;
+      const mine = logs.filter(
+        (l) =>
+          l.blockNumber >= from && l.blockNumber <= step.to.number && logMatches(step.consumer.filter, l),
+      );
+      return { type: 'block', from, to: step.to, logs: mine, head, finalized } as const;
+    });
+    const saveIt = async (tx: EntityManager) => {
+      if (windowChange) await saveWindow(tx, networkId, windowChange);
+    };
+    try {
+      // The window last: its rows stay unlocked while consumers work (a stalled old leader must not
+      // hold up the new one, which finds the old one's cursor move refused at commit).
+      await transaction(async (tx) => {
+        for (const [i, step] of steps.entries()) await handle(tx, step.consumer, events[i]!);
+        const moves = steps.map((s) => ({
+          stream: s.consumer.stream,
+          expected: s.stored ? s.after : null,
+          block: s.to,
+        }));
+        await moveCursors(tx, networkId, moves);
+        await saveIt(tx);
+      });
+    } catch (error) {
+      const alone = steps.length + (windowChange ? 1 : 0) <= 1;
+      if (alone || error instanceof LeadershipLost || error instanceof CursorMoved) throw error;
+      log.warn("the tick's transaction failed; applying each stream on its own", { error });
+      for (const [i, step] of steps.entries()) {
+        await transaction((tx) => apply(tx, step.consumer, step.stored ? step.after : null, events[i]!));
+        cursors?.set(step.consumer.stream, step.to);
+      }
+      if (windowChange) await transaction(saveIt);
+    }
+    for (const step of steps) cursors?.set(step.consumer.stream, step.to);
+  }
+
+  /** The logs of every step, in chain order: window blocks by hash, a short final range by range. */
+  async function stepLogs(steps: Step[], head: BlockHeader): Promise<EvmLog[]> {
+    const logs: EvmLog[] = [];
+    const byKind = (kind: Step['kind']) => steps.filter((s) => s.kind === kind);
+    const from = (of: Step[]) => Math.min(...of.map((s) => s.after.number + 1));
+    const filter = (of: Step[]) => unionFilter(of.map((s) => s.consumer.filter));
+    const final = byKind('final');
+    if (final.length > 0) {
+      for await (const chunk of source.finalLogs(filter(final), from(final), head.number))
+        logs.push(...chunk.logs);
+    }
+    const inWindow = byKind('window');
+    if (inWindow.length > 0) {
+      const to = Math.max(...inWindow.map((s) => s.to.number));
+      const blocks = window!.range(from(inWindow), to);
+      const perBlock = await source.blockLogs(
+        filter(inWindow),
+        blocks.map((b) => b.hash),
+      );
+      logs.push(...perBlock.flat());
+    }
+    return logs;
+  }
+
+  /** Inside a transaction: the blocks, what of them is final now, and the cursor moved from `from`. */
+  async function apply(
+    tx: EntityManager,
     consumer: Consumer,
     from: BlockHeader | null,
     event: Extract<FollowerEvent, { type: 'block' }>,
-    finalized: number,
   ): Promise<void> {
-    await transaction(async (tx) => {
-      await consumer.handle(tx, event);
-      await consumer.handle(tx, { type: 'finalize', block: Math.min(finalized, event.to.number) });
-      await moveCursor(tx, networkId, consumer.stream, from, event.to);
-    });
+    await handle(tx, consumer, event);
+    await moveCursor(tx, networkId, consumer.stream, from, event.to);
+  }
+
+  /** The blocks, then what of them is final now. */
+  async function handle(
+    tx: EntityManager,
+    consumer: Consumer,
+    event: Extract<FollowerEvent, { type: 'block' }>,
+  ): Promise<void> {
+    await consumer.handle(tx, event);
+    await consumer.handle(tx, { type: 'finalize', block: Math.min(event.finalized, event.to.number) });
   }
 
   /**
@@ -264,7 +391,8 @@ export function createFollower(deps: FollowerDeps) {
     consumer: Consumer,
     head: BlockHeader,
   ): Promise<{ cursor: BlockHeader; stored: boolean }> {
-    const stored = await loadCursor(deps.fork(), networkId, consumer.stream);
+    cursors ??= await loadCursors(deps.fork(), networkId);
+    const stored = cursors.get(consumer.stream);
     if (stored) return { cursor: stored, stored: true };
     const start = Math.max(0, Math.min(consumer.startBlock(head), head.number));
     const cursor =
@@ -300,4 +428,16 @@ export function createFollower(deps: FollowerDeps) {
   }
 
   return { network: deps.network, tick };
+}
+
+/** A stream's part of a tick's shared transaction: its blocks after `cursor` up to `to`. */
+interface Step {
+  consumer: Consumer;
+  /** The stream's cursor: the step's blocks start after it. */
+  after: BlockHeader;
+  /** Whether the cursor is stored (else the step inserts it). */
+  stored: boolean;
+  /** `window`: unfinalized blocks, read by hash; `final`: a short range of final blocks, read by range. */
+  kind: 'window' | 'final';
+  to: BlockHeader;
 }

@@ -34,6 +34,21 @@ export async function loadCursor(
     : null;
 }
 
+/** Every stream's cursor on a network, by stream (a stream before its first block has none). */
+export async function loadCursors(em: EntityManager, network: string): Promise<Map<string, BlockHeader>> {
+  const rows = await em.execute<{ stream: string; number: string; hash: string; timestamp: string }[]>(
+    `select stream, block_number as number, block_hash as hash, block_timestamp as timestamp
+       from chain_cursors where network = ?`,
+    [network],
+  );
+  return new Map(
+    rows.map((r) => [
+      r.stream,
+      { number: Number(r.number), hash: r.hash, parentHash: '', timestamp: Number(r.timestamp) },
+    ]),
+  );
+}
+
 /** Sets a stream's cursor unconditionally (operators' tools and tests; the follower uses {@link moveCursor}). */
 export async function saveCursor(em: EntityManager, network: string, stream: string, block: BlockHeader) {
   await em.execute(
@@ -84,6 +99,46 @@ export async function moveCursor(
   if (moved.length === 0) throw new CursorMoved(network, stream);
 }
 
+/** One stream's cursor move of {@link moveCursors}. */
+export interface CursorMove {
+  stream: string;
+  /** The cursor the move was decided from (null: the stream has none yet). */
+  expected: Pick<BlockHeader, 'number' | 'hash'> | null;
+  block: BlockHeader;
+}
+
+/**
+ * {@link moveCursor} for several streams of a network, each compare-and-set, the moves of stored
+ * cursors in one statement: any stream whose cursor is no longer the expected one throws
+ * {@link CursorMoved}.
+ */
+export async function moveCursors(em: EntityManager, network: string, moves: readonly CursorMove[]) {
+  for (const m of moves) if (!m.expected) await moveCursor(em, network, m.stream, null, m.block);
+  const updates = moves.filter((m) => m.expected);
+  if (updates.length === 0) return;
+  const rows = updates.map((m) => ({
+    stream: m.stream,
+    number: m.block.number,
+    hash: m.block.hash,
+    timestamp: m.block.timestamp,
+    expected_number: m.expected!.number,
+    expected_hash: m.expected!.hash,
+  }));
+  const moved = await em.execute<{ stream: string }[]>(
+    `update chain_cursors c set block_number = m.number, block_hash = m.hash, block_timestamp = m.timestamp,
+            updated_at = now()
+       from jsonb_to_recordset(?::jsonb) as m(stream text, number bigint, hash text, timestamp bigint,
+                                              expected_number bigint, expected_hash text)
+      where c.network = ? and c.stream = m.stream and c.block_number = m.expected_number
+        and c.block_hash = m.expected_hash
+      returning c.stream`,
+    [JSON.stringify(rows), network],
+  );
+  const done = new Set(moved.map((r) => r.stream));
+  const lost = updates.find((m) => !done.has(m.stream));
+  if (lost) throw new CursorMoved(network, lost.stream);
+}
+
 /** The stored window from `floor` up: its longest hash-linked run (anything after a gap is refetched). */
 export async function loadWindow(em: EntityManager, network: string, floor: number): Promise<BlockHeader[]> {
   const rows = await em.execute<BlockRow[]>(
@@ -119,22 +174,32 @@ export async function saveWindow(
   if (change.from !== undefined) {
     await em.execute('delete from chain_blocks where network = ? and number >= ?', [network, change.from]);
   }
-  if (change.added.length > 0) {
-    await em.execute(
-      `insert into chain_blocks (network, number, hash, parent_hash, timestamp)
-       select ?, b.number, b.hash, b."parentHash", b.timestamp
-         from jsonb_to_recordset(?::jsonb) as b(number bigint, hash text, "parentHash" text, timestamp bigint)
-       on conflict (network, number) do update set hash = excluded.hash, parent_hash = excluded.parent_hash,
-         timestamp = excluded.timestamp`,
-      [network, JSON.stringify(change.added)],
-    );
-  }
-  await em.execute('delete from chain_blocks where network = ? and number <= ?', [network, change.pruneTo]);
+  // One statement: what is final now dropped, the new headers stored (above the pruned ones, so the two
+  // never touch a row), the head recorded; a tick's window costs one round trip.
   await em.execute(
-    `update chain_followers set head_number = ?, head_timestamp = ?, finalized_number = ?,
+    `with pruned as (delete from chain_blocks where network = ? and number <= ?),
+          added as (
+            insert into chain_blocks (network, number, hash, parent_hash, timestamp)
+            select ?, b.number, b.hash, b."parentHash", b.timestamp
+              from jsonb_to_recordset(?::jsonb) as b(number bigint, hash text, "parentHash" text, timestamp bigint)
+             where b.number > ?
+            on conflict (network, number) do update set hash = excluded.hash, parent_hash = excluded.parent_hash,
+              timestamp = excluded.timestamp)
+     update chain_followers set head_number = ?, head_timestamp = ?, finalized_number = ?,
             node_finalized_number = ?, node_problem = null, node_problem_since = null, ticked_at = now()
       where network = ?`,
-    [change.head.number, change.head.timestamp, change.finalized, change.nodeFinalized ?? null, network],
+    [
+      network,
+      change.pruneTo,
+      network,
+      JSON.stringify(change.added),
+      change.pruneTo,
+      change.head.number,
+      change.head.timestamp,
+      change.finalized,
+      change.nodeFinalized ?? null,
+      network,
+    ],
   );
 }
 

@@ -9,6 +9,9 @@ import { crontab, makeTaskList, startCompanions } from '../../daemons/index.ts';
 import type { App } from '../app.ts';
 import { graphileLogger } from './log.ts';
 
+/** How often an idle graphile-worker worker looks for a job that became due (graphile's default). */
+export const WORKER_POLL_INTERVAL_MS = 2_000;
+
 /** A running worker; `stop` lets running jobs finish, then closes the worker's connections. */
 export interface Worker {
   runner: Runner;
@@ -40,7 +43,10 @@ export async function startWorker(
     pgPool: pool,
     concurrency: app.config.workerConcurrency,
     noHandleSignals: true,
-    pollInterval: 1_000,
+    // Each idle worker of the pool polls on its own (8 queries a second at 1 s, a quarter of an idle
+    // stack's commits): new jobs arrive by LISTEN/NOTIFY at once, so the poll only finds jobs that
+    // became due later (retries and backoffs of 2 s and more), at most this much after their time.
+    pollInterval: WORKER_POLL_INTERVAL_MS,
     logger: graphileLogger(app.logger),
     taskList: options.taskList ?? makeTaskList(app),
     parsedCronItems: parseCronItems(crontab),

@@ -291,3 +291,46 @@ describe('finality', () => {
     expect(result.head.number).toBeGreaterThanOrEqual(head);
   });
 });
+
+describe('the cost of a tick', () => {
+  it('takes every stream’s new blocks in one transaction, their logs in one read, each stream its own', async () => {
+    const proxy = await startProxy(chain.node.rpcUrl);
+    proxies.push(proxy);
+    const calls: string[] = [];
+    proxy.hook = (call) => {
+      calls.push(call.method);
+      return undefined;
+    };
+    const net = network(proxy.url);
+    const start = (await chain.provider.getBlockNumber()) + 1;
+    const [all, also] = [recorder('all', start), recorder('also', start)];
+    const chosen = recorder('chosen', start);
+    const topicOnly = { address: emitter, topics: [] as string[] };
+    chosen.consumer = { ...chosen.consumer, filter: topicOnly };
+    let transactions = 0;
+    const follower = createFollower({
+      network: net,
+      source: evmSource(createEvmClient({ network: net }), net),
+      consumers: [all.consumer, also.consumer, chosen.consumer],
+      fork: () => t.app.fork(),
+      fence: async () => {
+        transactions++; // the first statement of every follower transaction
+      },
+      logger: t.app.logger,
+    });
+    await mine(1);
+    await follower.tick(); // the streams' cursors stored
+    const one = await emit();
+    const two = await emit();
+    topicOnly.topics = [two.topic];
+    transactions = 0;
+    calls.length = 0;
+    expect((await follower.tick()).caughtUp).toBe(true);
+    expect(transactions).toBe(1);
+    // One eth_getLogs per new block (one batch), not one per stream and block.
+    expect(calls.filter((m) => m === 'eth_getLogs')).toHaveLength(two.block - one.block + 1);
+    expect([...all.held.keys()]).toEqual([one.topic, two.topic]);
+    expect([...also.held.keys()]).toEqual([one.topic, two.topic]);
+    expect([...chosen.held.keys()]).toEqual([two.topic]);
+  });
+});

@@ -1,4 +1,5 @@
 import { unavailable } from '../../errors.ts';
+import { logMatches } from '../evm/logs-filter.ts';
 import type { EvmLog, LogFilter } from '../evm/logs-parse.ts';
 import { mapLimit } from '../evm/util.ts';
 import type { BlockHeader } from '../types.ts';
@@ -54,21 +55,6 @@ export async function solidifiedHeaders(
   );
 }
 
-/** Whether `log` passes an eth_getLogs-style filter (addresses, topics by position). */
-function matches(filter: LogFilter, log: EvmLog): boolean {
-  if (filter.address !== undefined) {
-    const addresses = (typeof filter.address === 'string' ? [filter.address] : filter.address).map((a) =>
-      a.toLowerCase(),
-    );
-    if (!addresses.includes(log.address)) return false;
-  }
-  return (filter.topics ?? []).every((wanted, i) => {
-    if (wanted === null) return true;
-    const options = (typeof wanted === 'string' ? [wanted] : wanted).map((t) => t.toLowerCase());
-    return options.includes(log.topics[i] ?? '');
-  });
-}
-
 /** A solidified block as read once: its header and every log in it, unfiltered. */
 interface SolidBlock {
   header: BlockHeader;
@@ -118,7 +104,7 @@ export async function solidifiedLogs(
 ): Promise<EvmLog[]> {
   return (await solidBlocks(http, fromBlock, toBlock, (num) => readSolidBlock(http, num)))
     .flatMap((b) => b.logs)
-    .filter((log) => matches(filter, log));
+    .filter((log) => logMatches(filter, log));
 }
 
 /** Blocks [from, to] in order; a block the node does not serve is `unavailable` (a range must be whole). */
@@ -178,7 +164,7 @@ export function solidifiedBlockCache(http: TronHttp): SolidifiedBlockCache {
     async logs(filter, fromBlock, toBlock) {
       return (await solidBlocks(http, fromBlock, toBlock, read))
         .flatMap((b) => b.logs)
-        .filter((log) => matches(filter, log));
+        .filter((log) => logMatches(filter, log));
     },
     get size() {
       return blocks.size;

@@ -45,6 +45,11 @@ export interface ChainView {
   block(n: number): Promise<EvmBlock | undefined>;
   /** The EVM block by tag (`latest`), always present. */
   latest(): Promise<EvmBlock>;
+  /**
+   * The EVM block `n` when it is at or below the head (`solid`: the solidified block), else undefined:
+   * the head and the block read in one request to the node.
+   */
+  blockUpTo(n: number, solid: boolean): Promise<EvmBlock | undefined>;
 }
 
 export function createChainView(rpc: EvmRpc, solidifiedLag: number): ChainView {
@@ -55,6 +60,14 @@ export function createChainView(rpc: EvmRpc, solidifiedLag: number): ChainView {
     block: async (n) =>
       (await rpc.call<EvmBlock | null>('eth_getBlockByNumber', [toQuantity(n), false])) ?? undefined,
     latest: async () => (await rpc.call<EvmBlock>('eth_getBlockByNumber', ['latest', false]))!,
+    async blockUpTo(n, solid) {
+      const [top, block] = (await rpc.batch([
+        { method: 'eth_blockNumber', params: [] },
+        { method: 'eth_getBlockByNumber', params: [toQuantity(n), false] },
+      ])) as [string, EvmBlock | null];
+      const ceiling = solid ? Math.max(0, Number(top) - solidifiedLag) : Number(top);
+      return n > ceiling ? undefined : (block ?? undefined);
+    },
   };
 }
 

@@ -23,26 +23,42 @@ export class EvmRpcError extends Error {
 /** Raw JSON-RPC access to the EVM chain behind the facade. */
 export interface EvmRpc {
   call<T>(method: string, params?: unknown[]): Promise<T>;
+  /** Several calls in one JSON-RPC batch (one request to the node); results in order. */
+  batch(calls: readonly { method: string; params: unknown[] }[]): Promise<unknown[]>;
 }
+
+type Answer = { id?: number; result?: unknown; error?: { message: string; code: number; data?: unknown } };
 
 export function createEvmRpc(url: string): EvmRpc {
   let nextId = 1;
+  async function post(payload: unknown): Promise<unknown> {
+    try {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(payload),
+        signal: AbortSignal.timeout(RPC_TIMEOUT_MS),
+      });
+      return await res.json();
+    } catch (error) {
+      throw new EvmUnavailable(`EVM node unreachable: ${(error as Error).message}`);
+    }
+  }
+  const result = (body: Answer | undefined) => {
+    if (!body) throw new EvmUnavailable('EVM node left a batched call unanswered');
+    if (body.error) throw new EvmRpcError(body.error.message, body.error.code, body.error.data);
+    return body.result;
+  };
   return {
     async call<T>(method: string, params: unknown[] = []): Promise<T> {
-      let body: { result?: T; error?: { message: string; code: number; data?: unknown } };
-      try {
-        const res = await fetch(url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }),
-          signal: AbortSignal.timeout(RPC_TIMEOUT_MS),
-        });
-        body = (await res.json()) as typeof body;
-      } catch (error) {
-        throw new EvmUnavailable(`EVM node unreachable: ${(error as Error).message}`);
-      }
-      if (body.error) throw new EvmRpcError(body.error.message, body.error.code, body.error.data);
-      return body.result as T;
+      return result((await post({ jsonrpc: '2.0', id: nextId++, method, params })) as Answer) as T;
+    },
+    async batch(calls) {
+      const ids = calls.map(() => nextId++);
+      const answers = await post(calls.map((c, i) => ({ jsonrpc: '2.0', id: ids[i], ...c })));
+      if (!Array.isArray(answers)) return [result(answers as Answer)];
+      const byId = new Map((answers as Answer[]).map((a) => [a.id, a]));
+      return ids.map((id) => result(byId.get(id)));
     },
   };
 }

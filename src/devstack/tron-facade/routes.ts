@@ -67,13 +67,13 @@ export function createRoutes(rpc: EvmRpc, chain: ChainView, store: TxStore): Map
     routes.set(`${prefix}getblockbynum`, async (p) => {
       const num = intParam(p, 'num', -1);
       if (num < 0) throw new BadRequest('num is required');
-      return num > (await ceiling(solid)) ? {} : blockJson(await chain.block(num));
+      return blockJson(await chain.blockUpTo(num, solid));
     });
     routes.set(`${prefix}getblockbyid`, async (p) => {
       const id = txIdParam(p).replace(/^0x/, '').toLowerCase();
       // A Tron block id starts with the block's number; the rest must match that block's id.
       const num = Number.parseInt(id.slice(0, 16), 16);
-      const block = num > (await ceiling(solid)) ? undefined : await chain.block(num);
+      const block = await chain.blockUpTo(num, solid);
       return block && blockIdOf(block) === id ? blockJson(block) : {};
     });
     routes.set(`${prefix}gettransactionbyid`, async (p) =>
@@ -83,7 +83,7 @@ export function createRoutes(rpc: EvmRpc, chain: ChainView, store: TxStore): Map
     routes.set(`${prefix}gettransactioninfobyblocknum`, async (p) => {
       const num = intParam(p, 'num', -1);
       if (num < 0) throw new BadRequest('num is required');
-      const block = num > (await ceiling(solid)) ? undefined : await chain.block(num);
+      const block = await chain.blockUpTo(num, solid);
       return block ? view.blockInfos(block) : [];
     });
     routes.set(`${prefix}triggerconstantcontract`, (p) => trigger.constant(p, solid));
