@@ -3,7 +3,7 @@ import type { Consumer } from '../../followers/types.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { PayoutChains } from '../payout/payout.chain.ts';
 import { INITIAL_LOOKBACK_BLOCKS } from '../payout/payout.consumer.ts';
-import { expirePayouts } from '../payout/payout.expire.ts';
+import { type ExpireMemo, expirePayouts } from '../payout/payout.expire.ts';
 import { completeDue, forgetExecutions } from '../payout/payout.settle.ts';
 import {
   BATCH_EXECUTED_TOPIC,
@@ -26,6 +26,7 @@ export function batchConsumer(
   router: string,
 ): Consumer {
   const log = deps.logger.child({ consumer: BATCHES_STREAM, network: network.id });
+  const expiry: ExpireMemo = {};
   return {
     stream: BATCHES_STREAM,
     filter: { address: router, topics: [[ITEM_PAID_TOPIC, ITEM_FAILED_TOPIC, BATCH_EXECUTED_TOPIC]] },
@@ -43,6 +44,7 @@ export function batchConsumer(
           return;
       }
     },
-    afterTick: (ctx) => expirePayouts({ chains: deps.chains, logger: log }, network, ctx, { batch: true }),
+    afterTick: (ctx) =>
+      expirePayouts({ chains: deps.chains, logger: log }, network, ctx, { batch: true }, expiry),
   };
 }

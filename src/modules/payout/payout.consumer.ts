@@ -3,7 +3,7 @@ import type { Consumer } from '../../followers/types.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { FollowerOptions, ModuleContext } from '../module.ts';
 import type { PayoutChains } from './payout.chain.ts';
-import { expirePayouts } from './payout.expire.ts';
+import { type ExpireMemo, expirePayouts } from './payout.expire.ts';
 import { PAYOUT_EXECUTED_TOPIC } from './payout.order.ts';
 import { completeDue, forgetExecutions, recordExecutions } from './payout.settle.ts';
 
@@ -36,6 +36,7 @@ export function routerStreamDeps({ services }: ModuleContext, options: FollowerO
 
 export function payoutConsumer(deps: PayoutConsumerDeps, network: NetworkConfig, router: string): Consumer {
   const log = deps.logger.child({ consumer: PAYOUTS_STREAM, network: network.id });
+  const expiry: ExpireMemo = {};
   return {
     stream: PAYOUTS_STREAM,
     filter: { address: router, topics: [PAYOUT_EXECUTED_TOPIC] },
@@ -53,6 +54,7 @@ export function payoutConsumer(deps: PayoutConsumerDeps, network: NetworkConfig,
           return;
       }
     },
-    afterTick: (ctx) => expirePayouts({ chains: deps.chains, logger: log }, network, ctx, { batch: false }),
+    afterTick: (ctx) =>
+      expirePayouts({ chains: deps.chains, logger: log }, network, ctx, { batch: false }, expiry),
   };
 }

@@ -45,14 +45,26 @@ export interface ExpireDeps {
   logger: Logger;
 }
 
+/**
+ * What a consumer remembers between its ticks: the evidence block at which a pass found nothing to
+ * settle. Until the evidence block moves nothing can join that empty set — a deadline is compared with
+ * the evidence block's time, a conflict is recorded at a block the stream processes, which moves the
+ * evidence block once it is final, and a new payout's deadline lies in the future — so a tick at the same
+ * evidence block skips the pass (most ticks of a network whose blocks are slower than the poll).
+ */
+export interface ExpireMemo {
+  nothingAt?: number;
+}
+
 export async function expirePayouts(
   deps: ExpireDeps,
   network: NetworkConfig,
   ctx: TickContext,
   which: { batch: boolean } = { batch: false },
+  memo: ExpireMemo = {},
 ): Promise<void> {
   const evidence = await evidenceBlock(network, ctx);
-  if (!evidence) return;
+  if (!evidence || memo.nothingAt === evidence.number) return;
   const stranded = await ctx.transaction((tx) =>
     tx.find(
       Payout,
@@ -70,6 +82,9 @@ export async function expirePayouts(
       { limit: BATCH, orderBy: { deadline: 'asc' } },
     ),
   );
+  // Only an empty pass is remembered: one that found payouts runs again next tick (a read that failed
+  // is retried, a conflict waits for its reorganisation).
+  memo.nothingAt = stranded.length === 0 ? evidence.number : undefined;
   for (const payout of stranded) {
     // Chain I/O outside any transaction, at the evidence block: a used nonce stays used, and an unused
     // one at a block past the deadline can never be used again.

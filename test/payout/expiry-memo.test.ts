@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { NetworkConfig } from '../../src/chains/networks.ts';
+import type { EntityManager } from '../../src/db/orm.ts';
+import type { TickContext } from '../../src/followers/types.ts';
+import { createLogger } from '../../src/lib/logger.ts';
+import type { PayoutChains } from '../../src/modules/payout/payout.chain.ts';
+import { type ExpireMemo, expirePayouts } from '../../src/modules/payout/payout.expire.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
+
+/**
+ * The expiry pass after a tick costs nothing while the evidence block stands still and the last pass
+ * at it found nothing; a pass that found payouts runs again at the same block (its chain reads are
+ * retried), and a new evidence block always gets a pass.
+ */
+
+let t: TestApp;
+let merchantId: string;
+beforeAll(async () => {
+  t = await startTestApp();
+  merchantId = (await t.merchant()).id;
+});
+afterAll(() => t?.close());
+
+const network = { id: 'eth', kind: 'evm' } as NetworkConfig;
+const block = (number: number) => ({
+  number,
+  hash: `0x${number}`,
+  parentHash: '0x0',
+  timestamp: 1_000 + number,
+});
+
+/** A tick context at `evidence`, counting the transactions the pass opens. */
+function tick(evidence: number) {
+  const ctx = {
+    head: block(evidence),
+    finalized: evidence,
+    cursor: block(evidence),
+    transactions: 0,
+    evidence: async () => block(evidence),
+    transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
+      ctx.transactions++;
+      return t.app.fork().transactional(work);
+    },
+  };
+  return ctx satisfies TickContext;
+}
+
+// The stranded payout's nonce reads as used and its log cannot be read: the pass leaves it open.
+const reads = { nonceUsed: 0 };
+const chains = {
+  nonceUsed: async () => {
+    reads.nonceUsed++;
+    return true;
+  },
+  logsSince: async () => {
+    throw new Error('node unavailable');
+  },
+} as unknown as PayoutChains;
+const deps = { chains, logger: createLogger('error') };
+
+describe('the expiry pass after a tick', () => {
+  it('is skipped at an evidence block where it found nothing, and runs at the next one', async () => {
+    const memo: ExpireMemo = {};
+    const first = tick(100);
+    await expirePayouts(deps, network, first, { batch: false }, memo);
+    expect(first.transactions).toBe(1);
+    const again = tick(100);
+    await expirePayouts(deps, network, again, { batch: false }, memo);
+    expect(again.transactions).toBe(0);
+    const next = tick(101);
+    await expirePayouts(deps, network, next, { batch: false }, memo);
+    expect(next.transactions).toBe(1);
+  });
+
+  it('runs again at the same evidence block when it found payouts to settle', async () => {
+    await t.app.fork().execute(
+      `insert into payouts (id, merchant_id, network, token, token_address, amount, amount_raw, recipient,
+         recipient_hex, payer, router, chain_id, nonce, deadline, status, created_at, updated_at)
+       values ('po_expiry_memo', ?, 'eth', 'USDT', ?, '1', 1000000, ?, ?, ?, ?, 1, 7, 1000, 'authorized', now(), now())`,
+      [
+        merchantId,
+        `0x${'1'.repeat(40)}`,
+        `0x${'2'.repeat(40)}`,
+        `0x${'2'.repeat(40)}`,
+        `0x${'3'.repeat(40)}`,
+        `0x${'4'.repeat(40)}`,
+      ],
+    );
+    const memo: ExpireMemo = {};
+    for (let i = 0; i < 2; i++) {
+      const ctx = tick(200);
+      await expirePayouts(deps, network, ctx, { batch: false }, memo);
+      expect(ctx.transactions).toBe(1);
+    }
+    expect(reads.nonceUsed).toBe(2);
+  });
+});
