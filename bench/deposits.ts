@@ -6,6 +6,7 @@ import { JsonRpcProvider, parseEther, parseUnits, Wallet } from 'ethers';
 import { type AnvilNode, startAnvil } from '../src/chains/anvil.ts';
 import { contractAt } from '../src/chains/contracts.ts';
 import { networkFileSchema } from '../src/chains/networks.ts';
+import { executeBound } from '../src/db/bulk.ts';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
 import type { EntityManager } from '../src/db/orm.ts';
 import {
@@ -285,13 +286,15 @@ async function bulkInsertBaseline(em: EntityManager, logs: RawLog[]): Promise<nu
     amount: BigInt(l.data).toString(),
   }));
   const t0 = performance.now();
-  await em.execute(
+  // Its rows sent as the service sends its own (a bind parameter, src/db/bulk.ts).
+  await executeBound(
+    em,
     `insert into bench_deposits (id, payment_id, address_id, merchant_id, network, player_id, token, token_address,
                                  decimals, amount_raw, fee_raw, credited_raw, tx_hash, log_index, block_number,
                                  status, created_at, updated_at)
      select r.id, r."paymentId", 0, 'm', 'eth', r."to", 'USDC', r.token, 6, r.amount::numeric, 0, r.amount::numeric,
             r."txHash", r."logIndex", r."blockNumber", 'pending', now(), now()
-       from jsonb_to_recordset(?::jsonb) as r(id text, "paymentId" bigint, "txHash" text, "logIndex" int, "blockNumber" bigint, "to" text,
+       from json_to_recordset($1::json) as r(id text, "paymentId" bigint, "txHash" text, "logIndex" int, "blockNumber" bigint, "to" text,
             token text, amount text)`,
     [JSON.stringify(rows)],
   );

@@ -1,3 +1,4 @@
+import { JSON_PARAM, jsonParam } from './bulk.ts';
 import { ChangesNotApplied } from './fresh-reads.ts';
 import type { EntityManager } from './orm.ts';
 import { publish, type Topic } from './pubsub.ts';
@@ -9,7 +10,9 @@ import { publish, type Topic } from './pubsub.ts';
  * set of columns (a batch of 100 items settles in one statement), each row guarded by the version its
  * change was computed from, and announces what was applied in the same transaction: the webhook outbox
  * row of each change whose transition names an event, the aggregate's history rows (if it keeps a
- * history), and a notification on the aggregate's topic.
+ * history), and a notification on the aggregate's topic. `applySteps` does the same for transitions
+ * that follow one another on one row (a payment found already at its confirmation depth: found, then
+ * completed): every step checked and announced as above, the row written once.
  *
  * A change computed from a stale version writes nothing. That result cannot be ignored: every caller
  * says what it does with it (`onStale`), either `raise` (the caller's transaction rolls back and its work
@@ -99,6 +102,19 @@ export type OnStale = 'raise' | 'report';
 export interface Aggregate<Change> {
   /** Applies `changes` in `em`'s transaction; see the module comment for `onStale`. */
   apply(em: EntityManager, changes: readonly Change[], onStale: OnStale): Promise<TransitionResult<Change>>;
+  /**
+   * Applies, per row, transitions that follow one another, as one write of the row: each step is
+   * checked against the transition table like a change of its own, starts from the status the step
+   * before reached and from the version it produced; the row is written once (the steps' columns,
+   * later steps winning), guarded by the version the first step read, and moves on by one version
+   * per step. Every step has its history row and (where its transition names one) its event, as if
+   * applied one after the other in the same transaction. Stale rows are reported by their first step.
+   */
+  applySteps(
+    em: EntityManager,
+    rows: readonly (readonly Change[])[],
+    onStale: OnStale,
+  ): Promise<TransitionResult<Change>>;
 }
 
 export function defineAggregate<
@@ -117,9 +133,23 @@ export function defineAggregate<
     checkMove(spec.transitions, spec.kind(change), `${spec.label} ${id}`, status, to(change));
     spec.check?.(change, to(change));
   };
-  /** Outbox rows of the applied changes whose transition names an event, and their notices. */
-  const announce = async (em: EntityManager, done: Change[]) => {
-    const ordered = spec.order ? [...done].sort(spec.order) : done;
+  /** A row's steps: each checked, and each starting where the one before left the row. */
+  const checkSteps = (steps: readonly Change[]) => {
+    if (steps.length === 0) throw new Error(`${spec.label} transition: a row without a change`);
+    steps.forEach((step, i) => {
+      check(step);
+      const before = steps[i - 1];
+      if (!before) return;
+      const was = spec.subject(before);
+      const now = spec.subject(step);
+      if (now.id !== was.id || now.version !== was.version + 1 || now.status !== to(before))
+        throw new Error(`${spec.label} ${was.id}: step ${i + 1} does not start where step ${i} left it`);
+    });
+  };
+  /** History, outbox rows and notices of the applied rows' steps. */
+  const announce = async (em: EntityManager, done: (readonly Change[])[]) => {
+    const all = done.flat();
+    const ordered = spec.order ? [...all].sort(spec.order) : all;
     await spec.history?.(
       em,
       ordered.map((change) => ({ change, from: spec.subject(change).status, to: to(change) })),
@@ -131,51 +161,70 @@ export function defineAggregate<
         return event ? [spec.webhooks.of(change, event)] : [];
       }),
     );
-    await publish(em, spec.topic, ordered.map(spec.notice));
+    // One notice per row: subscribers read the row, which is at its last step.
+    const last = done.map((steps) => steps.at(-1)!);
+    await publish(em, spec.topic, (spec.order ? last.sort(spec.order) : last).map(spec.notice));
   };
+  /** The row's one write: id, the version its first step read, how many steps, the merged columns. */
+  const writeOf = (steps: readonly Change[]) => {
+    const { id, version } = spec.subject(steps[0]!);
+    const set: Record<string, unknown> = {};
+    for (const step of steps) Object.assign(set, spec.set(step));
+    return { id, version, steps: steps.length, set };
+  };
+  async function applySteps(
+    em: EntityManager,
+    rows: readonly (readonly Change[])[],
+    onStale: OnStale,
+  ): Promise<TransitionResult<Change>> {
+    for (const steps of rows) checkSteps(steps);
+    // Applied is known by row: a second change of the same row would pass as applied (and announce
+    // its event) although its version guard failed. Callers merge their changes per row first.
+    if (new Set(rows.map((steps) => spec.subject(steps[0]!).id)).size !== rows.length)
+      throw new Error(`${spec.label} transition: two changes of one row in one apply`);
+    const applied = new Set<string>();
+    const groups = new Map<string, ReturnType<typeof writeOf>[]>();
+    for (const steps of rows) {
+      const write = writeOf(steps);
+      const key = Object.keys(write.set).sort().join(',');
+      const group = groups.get(key);
+      if (group) group.push(write);
+      else groups.set(key, [write]);
+    }
+    for (const group of groups.values()) {
+      const fields = Object.keys(group[0]!.set) as (keyof M & string)[];
+      const json = group.map((w) => ({ id: w.id, version: w.version, steps: w.steps, ...jsonFields(w.set) }));
+      const sets = fields.map((f) => `${columns[f]!.column} = v.${columns[f]!.column}, `).join('');
+      const selects = fields.map((f) => `, v."${f}"::${columns[f]!.type} as ${columns[f]!.column}`).join('');
+      const types = fields.map((f) => `, "${f}" ${columns[f]!.type === 'jsonb' ? 'jsonb' : 'text'}`).join('');
+      const updated = await em.execute<{ id: string }[]>(
+        `update ${table} t set ${sets}version = t.version + v.steps, updated_at = now()
+           from (select v.id, v.version, v.steps${selects}
+                   from json_to_recordset(${JSON_PARAM}) as v(id text, version int, steps int${types})) v
+          where t.id = v.id and t.version = v.version
+          returning t.id`,
+        [jsonParam(json)],
+      );
+      for (const row of updated) applied.add(row.id);
+    }
+    const done = rows.filter((steps) => applied.has(spec.subject(steps[0]!).id));
+    const stale = rows.filter((steps) => !applied.has(spec.subject(steps[0]!).id)).map((steps) => steps[0]!);
+    if (stale.length > 0 && onStale === 'raise')
+      throw new ChangesNotApplied(
+        `${table} transition`,
+        stale.map((c) => spec.subject(c).id),
+      );
+    await announce(em, done);
+    return { applied, stale };
+  }
   return {
-    async apply(em, changes, onStale) {
-      for (const change of changes) check(change);
-      // Applied is known by row: a second change of the same row would pass as applied (and announce
-      // its event) although its version guard failed. Callers merge their changes per row first.
-      if (new Set(changes.map((c) => spec.subject(c).id)).size !== changes.length)
-        throw new Error(`${spec.label} transition: two changes of one row in one apply`);
-      const applied = new Set<string>();
-      const groups = new Map<string, Change[]>();
-      for (const change of changes) {
-        const key = Object.keys(spec.set(change)).sort().join(',');
-        groups.set(key, [...(groups.get(key) ?? []), change]);
-      }
-      for (const group of groups.values()) {
-        const fields = Object.keys(spec.set(group[0]!)) as (keyof M & string)[];
-        const rows = group.map((c) => ({ ...spec.subject(c), ...jsonFields(spec.set(c)) }));
-        const sets = fields.map((f) => `${columns[f]!.column} = v.${columns[f]!.column}, `).join('');
-        const selects = fields
-          .map((f) => `, v."${f}"::${columns[f]!.type} as ${columns[f]!.column}`)
-          .join('');
-        const types = fields
-          .map((f) => `, "${f}" ${columns[f]!.type === 'jsonb' ? 'jsonb' : 'text'}`)
-          .join('');
-        const updated = await em.execute<{ id: string }[]>(
-          `update ${table} t set ${sets}version = t.version + 1, updated_at = now()
-             from (select v.id, v.version${selects}
-                     from jsonb_to_recordset(?::jsonb) as v(id text, version int${types})) v
-            where t.id = v.id and t.version = v.version
-            returning t.id`,
-          [JSON.stringify(rows)],
-        );
-        for (const row of updated) applied.add(row.id);
-      }
-      const done = changes.filter((c) => applied.has(spec.subject(c).id));
-      const stale = changes.filter((c) => !applied.has(spec.subject(c).id));
-      if (stale.length > 0 && onStale === 'raise')
-        throw new ChangesNotApplied(
-          `${table} transition`,
-          stale.map((c) => spec.subject(c).id),
-        );
-      await announce(em, done);
-      return { applied, stale };
-    },
+    apply: (em, changes, onStale) =>
+      applySteps(
+        em,
+        changes.map((change) => [change]),
+        onStale,
+      ),
+    applySteps,
   };
 }
 

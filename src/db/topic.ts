@@ -1,3 +1,4 @@
+import { executeBound } from './bulk.ts';
 import type { EntityManager } from './orm.ts';
 
 /**
@@ -28,7 +29,7 @@ export function topic<K extends string>(channel: string, fields: readonly K[]): 
 /** Publishes `payloads` on `topic` through `em`'s connection: inside a transaction, on its commit. */
 export async function publish<T>(em: EntityManager, on: Topic<T>, payloads: readonly T[]): Promise<void> {
   if (payloads.length === 0) return;
-  await em.execute('select pg_notify(?, p::text) from jsonb_array_elements(?::jsonb) as p', [
+  await executeBound(em, 'select pg_notify($1::text, p::text) from json_array_elements($2::json) as p', [
     on.channel,
     JSON.stringify(payloads),
   ]);

@@ -1,5 +1,6 @@
 import { id as topicOf } from 'ethers';
 import type { EvmLog } from '../../chains/evm/index.ts';
+import { executeBound } from '../../db/bulk.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Logger } from '../../lib/logger.ts';
@@ -51,9 +52,10 @@ export async function recordDeposits(
   const transfers = transfersOf(network, logs).filter((t) => t.amount > 0n);
   if (transfers.length === 0) return 0;
   const recipients = [...new Set(transfers.map((t) => t.to))];
-  const issued = await em.execute<{ id: string; merchant_id: string; player_id: string; address: string }[]>(
-    `select id, merchant_id, player_id, address from deposit_addresses where network = ? and address = any(?::text[])`,
-    [network.id, `{${recipients.join(',')}}`],
+  const issued = await executeBound<{ id: string; merchant_id: string; player_id: string; address: string }>(
+    em,
+    `select id, merchant_id, player_id, address from deposit_addresses where network = $1 and address = any($2::text[])`,
+    [network.id, recipients],
   );
   if (issued.length === 0) return 0;
   const byAddress = new Map(issued.map((a) => [a.address, a]));
@@ -90,13 +92,14 @@ export async function recordDeposits(
       blockNumber: t.log.blockNumber,
     };
   });
-  const inserted = await em.execute<{ id: string }[]>(
+  const inserted = await executeBound<{ id: string }>(
+    em,
     `insert into deposits (id, payment_id, address_id, merchant_id, network, player_id, token, token_address, decimals,
                            amount_raw, fee_raw, credited_raw, tx_hash, log_index, block_number, status, created_at, updated_at)
-     select r.id, r."paymentId", r."addressId", r."merchantId", ?, r."playerId", r.token, r."tokenAddress", r.decimals,
+     select r.id, r."paymentId", r."addressId", r."merchantId", $1::text, r."playerId", r.token, r."tokenAddress", r.decimals,
             r."amountRaw"::numeric, r."feeRaw"::numeric, r."creditedRaw"::numeric, r."txHash", r."logIndex",
             r."blockNumber", 'pending', now(), now()
-       from jsonb_to_recordset(?::jsonb) as r(id text, "paymentId" bigint, "addressId" bigint, "merchantId" text,
+       from json_to_recordset($2::json) as r(id text, "paymentId" bigint, "addressId" bigint, "merchantId" text,
             "playerId" text, token text, "tokenAddress" text, decimals int, "amountRaw" text, "feeRaw" text,
             "creditedRaw" text, "txHash" text, "logIndex" int, "blockNumber" bigint)
      on conflict (payment_id) do nothing

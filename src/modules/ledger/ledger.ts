@@ -1,3 +1,4 @@
+import { executeBound } from '../../db/bulk.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import type { PaymentKind } from './payment.entity.ts';
 
@@ -36,12 +37,13 @@ export async function recordPayments(
     amountRaw: e.amountRaw.toString(),
     orderRef: e.orderRef ?? null,
   }));
-  const inserted = await em.execute<{ id: string; tx_hash: string; log_index: number }[]>(
+  const inserted = await executeBound<{ id: string; tx_hash: string; log_index: number }>(
+    em,
     `insert into payments (network, tx_hash, log_index, block_number, block_hash, kind, token, payer, recipient,
                            amount_raw, order_ref, created_at)
-     select ?, e."txHash", e."logIndex", e."blockNumber", e."blockHash", e.kind, e.token, e.payer, e.recipient,
+     select $1::text, e."txHash", e."logIndex", e."blockNumber", e."blockHash", e.kind, e.token, e.payer, e.recipient,
             e."amountRaw"::numeric, e."orderRef", now()
-       from jsonb_to_recordset(?::jsonb) as e("txHash" text, "logIndex" int, "blockNumber" bigint, "blockHash" text,
+       from json_to_recordset($2::json) as e("txHash" text, "logIndex" int, "blockNumber" bigint, "blockHash" text,
             kind text, token text, payer text, recipient text, "amountRaw" text, "orderRef" text)
      on conflict (network, tx_hash, log_index) do update set block_number = excluded.block_number,
        block_hash = excluded.block_hash

@@ -32,7 +32,7 @@ export function sessionConsumer(deps: SessionConsumerDeps, network: SessionNetwo
       switch (event.type) {
         case 'block':
           await recordPayments(tx, network.id, paymentEntries(network, event.logs));
-          await claimPayments(tx, network, log);
+          await claimPayments(tx, network, log, event.head);
           await completeDue(tx, network, event.head);
           return;
         case 'reorg':

@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { executeBound } from '../../db/bulk.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { ORDER_STATUSES, type OrderStatus, Session, STEPS, type Step } from './session.entity.ts';
 
@@ -73,12 +74,13 @@ export interface HistoryEntry {
 /** Writes history rows in `em`'s transaction, all in one statement. */
 export async function recordHistory(em: EntityManager, entries: readonly HistoryEntry[]): Promise<void> {
   if (entries.length === 0) return;
-  await em.execute(
+  await executeBound(
+    em,
     `insert into session_history (session_id, version, kind, cause, actor, from_step, to_step, from_status,
                                   to_status, failure_reason, tx_hash, at)
      select v.session_id, v.version, v.kind, v.cause, v.actor, v.from_step, v.to_step, v.from_status,
             v.to_status, v.failure_reason, v.tx_hash, now()
-       from jsonb_to_recordset(?::jsonb) as v(session_id text, version int, kind text, cause text, actor text,
+       from json_to_recordset($1::json) as v(session_id text, version int, kind text, cause text, actor text,
             from_step text, to_step text, from_status text, to_status text, failure_reason text, tx_hash text)`,
     [
       JSON.stringify(

@@ -1,12 +1,14 @@
 import type { EvmLog } from '../../chains/evm/index.ts';
+import type { BlockHeader } from '../../chains/types.ts';
 import { untilApplied } from '../../db/fresh-reads.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { parseUnits } from '../../money.ts';
 import type { LedgerEntry } from '../ledger/ledger.ts';
 import { PAYMENT_TOPIC, type SessionNetwork } from './session.chain.ts';
+import { atDepth, completion } from './session.settle.ts';
 import { type FollowedSession, SNAPSHOT_COLUMNS, type SnapshotRow, snapshotOf } from './session.snapshot.ts';
-import { type SessionChange, transitionSessions } from './session.transition.ts';
+import { type SessionChange, transitionSessionSteps } from './session.transition.ts';
 
 /**
  * From router `Payment` logs to ledger rows, and from unclaimed ledger rows to the sessions they pay
@@ -59,6 +61,7 @@ interface Candidate extends SnapshotRow {
   payment_recipient: string;
   payment_amount: string;
   payment_tx: string;
+  block_number: string;
 }
 
 /**
@@ -89,11 +92,16 @@ const CANDIDATES = `
 /**
  * Claims every unclaimed payment that pays an open session; returns the sessions now paid. A session a
  * player action moved in between is matched again from a fresh read with the open sessions locked.
+ * Given the `head` of the blocks being followed, a payment already at its tier's depth there (a
+ * backfill, a follower catching up) also completes its session, in the same write: `payment_found`
+ * then `completed`, two steps of the table with their history rows, exactly as `completeDue` would
+ * complete it right after.
  */
 export async function claimPayments(
   tx: EntityManager,
   network: SessionNetwork,
   logger: Pick<Logger, 'debug'>,
+  head?: Pick<BlockHeader, 'number'>,
 ): Promise<string[]> {
   const paid: string[] = [];
   await untilApplied(`payments claimed on ${network.id}`, async ({ fresh }) => {
@@ -104,8 +112,26 @@ export async function claimPayments(
         [network.id],
       );
     }
-    const changes = matches(network, await tx.execute<Candidate[]>(CANDIDATES, [network.id]), logger);
-    const { applied, stale } = await transitionSessions(tx, changes, 'report');
+    const rows = matches(network, await tx.execute<Candidate[]>(CANDIDATES, [network.id]), logger);
+    const now = new Date();
+    const steps = rows.map(({ change, row }) => {
+      const { session } = change;
+      const payment = {
+        token: session.token,
+        block: Number(row.block_number),
+        amountRaw: row.payment_amount,
+      };
+      if (!head || !atDepth(network, head, payment)) return [change];
+      // The second step reads the row as the first leaves it.
+      const found = {
+        ...session,
+        version: session.version + 1,
+        status: 'processing',
+        step: 'processing',
+      } as const;
+      return [change, completion(found, row.payment_tx, now)];
+    });
+    const { applied, stale } = await transitionSessionSteps(tx, steps, 'report');
     paid.push(...applied);
     return stale.map((c) => c.session.id);
   });
@@ -116,7 +142,7 @@ export async function claimPayments(
 function matches(network: SessionNetwork, rows: readonly Candidate[], logger: Pick<Logger, 'debug'>) {
   const sessionsDone = new Set<string>();
   const paymentsDone = new Set<string>();
-  const changes: SessionChange[] = [];
+  const changes: { change: SessionChange; row: Candidate }[] = [];
   for (const row of rows) {
     if (sessionsDone.has(row.id) || paymentsDone.has(row.payment_id)) continue;
     const session = snapshotOf(row);
@@ -128,10 +154,13 @@ function matches(network: SessionNetwork, rows: readonly Candidate[], logger: Pi
     sessionsDone.add(row.id);
     paymentsDone.add(row.payment_id);
     changes.push({
-      kind: 'payment_found',
-      session,
-      set: { status: 'processing', step: 'processing', paymentId: Number(row.payment_id) },
-      txHash: row.payment_tx,
+      change: {
+        kind: 'payment_found',
+        session,
+        set: { status: 'processing', step: 'processing', paymentId: Number(row.payment_id) },
+        txHash: row.payment_tx,
+      },
+      row,
     });
   }
   return changes;

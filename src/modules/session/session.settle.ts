@@ -25,6 +25,27 @@ interface PaidRow extends SnapshotRow {
 const PAID = `select ${SNAPSHOT_COLUMNS}, p.block_number, p.amount_raw::text as amount_raw, p.tx_hash
   from sessions s join payments p on p.id = s.payment_id`;
 
+/** Whether a payment of `amountRaw` (base units of `token`) in `block` is at its tier's depth at `head` (D5). */
+export function atDepth(
+  network: SessionNetwork,
+  head: Pick<BlockHeader, 'number'>,
+  payment: { token: string | null; block: number; amountRaw: string },
+): boolean {
+  const decimals = network.tokens.find((t) => t.symbol === payment.token)?.decimals ?? 0;
+  const paid = formatUnits(BigInt(payment.amountRaw), decimals);
+  return head.number - payment.block + 1 >= confirmationsFor(network, paid);
+}
+
+/** The `completed` change of a paid session, read (or about to be left) in `processing`. */
+export function completion(session: SessionChange['session'], txHash: string, at: Date): SessionChange {
+  return {
+    kind: 'completed',
+    session,
+    set: { status: 'completed', step: 'completed', settledAt: at },
+    txHash,
+  };
+}
+
 /**
  * processing → completed for every payment at its tier's depth (larger amounts wait longer, D5). A
  * session a player action moved in between is decided again from a fresh, locked read (rule 20).
@@ -44,15 +65,8 @@ export async function completeDue(
     const now = new Date();
     const changes: SessionChange[] = [];
     for (const row of rows) {
-      const decimals = network.tokens.find((t) => t.symbol === row.token)?.decimals ?? 0;
-      const paid = formatUnits(BigInt(row.amount_raw), decimals);
-      if (head.number - Number(row.block_number) + 1 < confirmationsFor(network, paid)) continue;
-      changes.push({
-        kind: 'completed',
-        session: snapshotOf(row),
-        set: { status: 'completed', step: 'completed', settledAt: now },
-        txHash: row.tx_hash,
-      });
+      const payment = { token: row.token, block: Number(row.block_number), amountRaw: row.amount_raw };
+      if (atDepth(network, head, payment)) changes.push(completion(snapshotOf(row), row.tx_hash, now));
     }
     const { applied, stale } = await transitionSessions(tx, changes, 'report');
     completed.push(...applied);

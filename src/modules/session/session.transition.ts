@@ -150,6 +150,19 @@ export function transitionSessions(
   return sessions.apply(em, changes, onStale);
 }
 
+/**
+ * Applies, per session, transitions that follow one another (a payment found already at its
+ * confirmation depth: `payment_found`, then `completed`) as one write of the row, each step checked
+ * against the table and recorded in the history as it would be applied alone (src/db/aggregate.ts).
+ */
+export function transitionSessionSteps(
+  em: EntityManager,
+  steps: readonly (readonly SessionChange[])[],
+  onStale: OnStale,
+): Promise<TransitionResult<SessionChange>> {
+  return sessions.applySteps(em, steps, onStale);
+}
+
 /** Failure reasons of a session whose time ran out (session.watch.ts), as opposed to the chain's verdicts. */
 const EXPIRY_REASONS = new Set(['expired', 'no_payment']);
 

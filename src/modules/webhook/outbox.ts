@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { executeBound } from '../../db/bulk.ts';
 import { addJob, defineJob } from '../../db/jobs.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import type { Topic } from '../../db/topic.ts';
@@ -180,9 +181,12 @@ export async function enqueueWebhooks(
     callback_url: event.callbackUrl || null,
     body: buildWebhookBody(event),
   }));
-  const rows = await em.execute<
-    { ord: number; merchant: string | null; target: string | null; delivery_id: string | null }[]
-  >(ENQUEUE_SQL, [JSON.stringify(input), DELIVERY_CHANNEL]);
+  const rows = await executeBound<{
+    ord: number;
+    merchant: string | null;
+    target: string | null;
+    delivery_id: string | null;
+  }>(em, ENQUEUE_SQL, [JSON.stringify(input), DELIVERY_CHANNEL]);
   const unknown = rows.find((r) => r.merchant === null);
   if (unknown) throw new Error(`enqueueWebhook: unknown merchant ${events[unknown.ord]!.merchantId}`);
   const ids: (string | null)[] = events.map(() => null);
@@ -210,7 +214,7 @@ export async function enqueueWebhooks(
  */
 const ENQUEUE_SQL = `
 with input as (
-  select * from jsonb_to_recordset(?::jsonb) as i(ord int, id text, delivery_id text, merchant_id text, event text,
+  select * from json_to_recordset($1::json) as i(ord int, id text, delivery_id text, merchant_id text, event text,
                                                    subject_id text, idempotency_key text, callback_url text, body text)
 ), due as (
   select i.*, coalesce(i.callback_url, m.webhook_url) as target
@@ -232,7 +236,7 @@ with input as (
   returning *
 )
 select i.ord, m.id as merchant, du.target, d.id as delivery_id,
-       (select count(pg_notify(?, ${NOTICE_JSON})) from d) as notices
+       (select count(pg_notify($2::text, ${NOTICE_JSON})) from d) as notices
   from input i
   left join merchants m on m.id = i.merchant_id
   left join due du on du.ord = i.ord
