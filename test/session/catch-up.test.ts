@@ -1,12 +1,11 @@
-import { MaxUint256, type Wallet } from 'ethers';
+import type { Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contractAt } from '../../src/chains/contracts.ts';
 import type { EntityManager } from '../../src/db/orm.ts';
 import type { Consumer } from '../../src/followers/types.ts';
 import { Session } from '../../src/modules/session/session.entity.ts';
 import { entitySnapshot } from '../../src/modules/session/session.service.ts';
 import { type SessionChange, transitionSessionSteps } from '../../src/modules/session/session.transition.ts';
-import { ethWallet, followerOf, mine, type SessionFixture, sessionFixture, webhooksOf } from './support.ts';
+import { followerOf, mine, routerPayer, type SessionFixture, sessionFixture, webhooksOf } from './support.ts';
 
 /**
  * A follower catching up (a backfill, a restart after downtime) finds payments already at their
@@ -20,17 +19,7 @@ let f: SessionFixture;
 let payer: Wallet;
 beforeAll(async () => {
   f = await sessionFixture({ players: 0 });
-  payer = await ethWallet(f.provider);
-  const usdc = f.contracts.tokens.USDC!;
-  await (
-    await contractAt('TestToken', usdc.address, f.deployer).getFunction('mint')(payer.address, 10n ** 12n)
-  ).wait();
-  await (
-    await contractAt('TestToken', usdc.address, payer).getFunction('approve')(
-      f.contracts.paymentRouter,
-      MaxUint256,
-    )
-  ).wait();
+  payer = await routerPayer(f);
 });
 afterAll(() => f?.close());
 

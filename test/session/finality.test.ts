@@ -1,12 +1,12 @@
-import { MaxUint256, type Wallet } from 'ethers';
+import type { Wallet } from 'ethers';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { contractAt } from '../../src/chains/contracts.ts';
 import { workerAnvil } from '../support/anvil.ts';
 import { type LyingNode, lyingNode } from '../support/lying-node.ts';
 import {
-  ethWallet,
   followerOf,
   mine,
+  routerPayer,
   type SessionFixture,
   type StepBody,
   sessionFixture,
@@ -27,17 +27,7 @@ beforeAll(async () => {
   node = await lyingNode((await workerAnvil()).rpcUrl);
   node.finalized = 'latest';
   f = await sessionFixture({ players: 0, rpcUrl: node.url, confirmations: [{ blocks: 6 }] });
-  payer = await ethWallet(f.provider);
-  const usdc = f.contracts.tokens.USDC!;
-  await (
-    await contractAt('TestToken', usdc.address, f.deployer).getFunction('mint')(payer.address, 10n ** 9n)
-  ).wait();
-  await (
-    await contractAt('TestToken', usdc.address, payer).getFunction('approve')(
-      f.contracts.paymentRouter,
-      MaxUint256,
-    )
-  ).wait();
+  payer = await routerPayer(f, 10n ** 9n);
 });
 afterAll(async () => {
   await f?.close();

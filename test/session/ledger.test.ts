@@ -1,11 +1,10 @@
-import { keccak256, MaxUint256, toUtf8Bytes, Wallet } from 'ethers';
+import { keccak256, toUtf8Bytes, Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contractAt } from '../../src/chains/contracts.ts';
 import { PAYMENT_ROUTER } from '../../src/modules/session/session.chain.ts';
 import {
-  ethWallet,
   followerOf,
   mine,
+  routerPayer,
   type SessionFixture,
   type StepBody,
   sessionFixture,
@@ -24,17 +23,7 @@ const MINUTE = 60_000;
 const CALLBACK = 'http://127.0.0.1:9/webhook';
 beforeAll(async () => {
   f = await sessionFixture({ players: 0 });
-  payer = await ethWallet(f.provider);
-  const usdc = f.contracts.tokens.USDC!;
-  await (
-    await contractAt('TestToken', usdc.address, f.deployer).getFunction('mint')(payer.address, 10n ** 12n)
-  ).wait();
-  await (
-    await contractAt('TestToken', usdc.address, payer).getFunction('approve')(
-      f.contracts.paymentRouter,
-      MaxUint256,
-    )
-  ).wait();
+  payer = await routerPayer(f);
 });
 afterAll(() => f?.close());
 

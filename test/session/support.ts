@@ -2,7 +2,7 @@
  * A deposit-session fixture: the whole service on a cloned database, talking to this worker's anvil
  * with freshly deployed routers and tokens, a merchant with a settlement wallet, and funded players.
  */
-import { JsonRpcProvider, parseEther, Wallet } from 'ethers';
+import { JsonRpcProvider, MaxUint256, parseEther, Wallet } from 'ethers';
 import type { App } from '../../src/app.ts';
 import { ChainClients } from '../../src/chains/clients.ts';
 import { contractAt } from '../../src/chains/contracts.ts';
@@ -79,6 +79,25 @@ export async function ethWallet(provider: JsonRpcProvider): Promise<Wallet> {
   const wallet = new Wallet(Wallet.createRandom().privateKey, provider);
   await provider.send('anvil_setBalance', [wallet.address, `0x${parseEther('100').toString(16)}`]);
   return wallet;
+}
+
+/**
+ * A new wallet with 100 ETH holding `amount` base units of USDC, with the payment router approved for
+ * all of it: a payer that sends router calls itself (not one of the fixture's players).
+ */
+export async function routerPayer(f: SessionFixture, amount = 10n ** 12n): Promise<Wallet> {
+  const payer = await ethWallet(f.provider);
+  const usdc = f.contracts.tokens.USDC!;
+  await (
+    await contractAt('TestToken', usdc.address, f.deployer).getFunction('mint')(payer.address, amount)
+  ).wait();
+  await (
+    await contractAt('TestToken', usdc.address, payer).getFunction('approve')(
+      f.contracts.paymentRouter,
+      MaxUint256,
+    )
+  ).wait();
+  return payer;
 }
 
 export async function sessionFixture(
