@@ -115,6 +115,18 @@ export interface Aggregate<Change> {
     rows: readonly (readonly Change[])[],
     onStale: OnStale,
   ): Promise<TransitionResult<Change>>;
+  /**
+   * Announces changes of rows the caller has just inserted at the status the change reaches (a
+   * deposit found already final is created `credited`, not created `pending` and then updated): each
+   * change is checked against the transition table from the status it names as left, and announced
+   * (history, event, notice) as if applied. Only rows the insert created may be passed: the caller's
+   * unique constraint decides which (a replayed insert creates none, so announces nothing). The row
+   * must be written with the version one past the change's and the columns of `set`; {@link columnsOf}
+   * gives them.
+   */
+  created(em: EntityManager, changes: readonly Change[]): Promise<void>;
+  /** What a created row holds for `change`: its status, version and the change's columns, by column name. */
+  columnsOf(change: Change): Record<string, unknown>;
 }
 
 export function defineAggregate<
@@ -218,6 +230,21 @@ export function defineAggregate<
     return { applied, stale };
   }
   return {
+    async created(em, changes) {
+      for (const change of changes) check(change);
+      if (new Set(changes.map((c) => spec.subject(c).id)).size !== changes.length)
+        throw new Error(`${spec.label} transition: two changes of one row in one apply`);
+      await announce(
+        em,
+        changes.map((change) => [change]),
+      );
+    },
+    columnsOf(change) {
+      const out: Record<string, unknown> = { status: to(change), version: spec.subject(change).version + 1 };
+      for (const [field, value] of Object.entries(jsonFields(spec.set(change))))
+        out[columns[field as keyof M]!.column] = value;
+      return out;
+    },
     apply: (em, changes, onStale) =>
       applySteps(
         em,

@@ -166,6 +166,37 @@ describe('the deposit scanner', () => {
     expect(await eventsOf('five')).toHaveLength(1);
     expect(await eventsOf('twice')).toHaveLength(2);
   });
+  it('a deposit found already final is written once, credited: no pending row updated after', async () => {
+    const address = await f.address('found-final');
+    // Every write of this player's deposits, in order (a trigger of the test's own database).
+    await f.t.app.fork().execute(`
+      create table deposit_writes (n serial, op text, status text, version int);
+      create function log_deposit_write() returns trigger language plpgsql as $$
+        begin
+          if new.player_id = 'found-final' then
+            insert into deposit_writes (op, status, version) values (tg_op, new.status, new.version);
+          end if;
+          return new;
+        end $$;
+      create trigger deposit_writes after insert or update on deposits
+        for each row execute function log_deposit_write();`);
+    await f.send('USDC', address, '2');
+    await f.mine(70); // final (anvil's finalized tag) before the scanner first sees it
+    await depositFollower(f).tick();
+    const writes = () => f.t.app.fork().execute(`select op, status, version from deposit_writes order by n`);
+    expect(await writes()).toEqual([{ op: 'INSERT', status: 'credited', version: 1 }]);
+    const events = await eventsOf('found-final');
+    expect(events).toMatchObject([{ event: 'deposit.confirmed', credited: '1.75', amount: '2' }]);
+    // Replayed (the same range scanned again): no second write, no second event.
+    await f.t.app.fork().execute(`delete from chain_cursors where stream = 'deposits'`);
+    await depositFollower(f).tick();
+    expect(await writes()).toHaveLength(1);
+    expect(await eventsOf('found-final')).toHaveLength(1);
+    await f.t.app
+      .fork()
+      .execute(`drop table deposit_writes cascade; drop function log_deposit_write cascade`);
+  });
+
   it('shows operators deposits and issued addresses over GraphQL; merchants cannot list them', async () => {
     const token = await f.t.operatorToken();
     const { data, errors } = await f.t.graphql(

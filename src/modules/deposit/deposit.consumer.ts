@@ -60,7 +60,7 @@ export function depositConsumer(deps: DepositConsumerDeps, network: DepositNetwo
     async handle(tx, event) {
       switch (event.type) {
         case 'block':
-          await recordDeposits(tx, network, event.logs);
+          await recordDeposits(tx, network, event.logs, event.finalized);
           await recordSweeps(tx, network, event.logs);
           return;
         case 'reorg':

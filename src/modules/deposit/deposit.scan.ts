@@ -4,8 +4,15 @@ import { executeBound } from '../../db/bulk.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Logger } from '../../lib/logger.ts';
-import { forgetPaymentsAbove, type LedgerEntry, recordPayments } from '../ledger/ledger.ts';
+import { forgetPaymentsAbove } from '../ledger/ledger.ts';
 import type { DepositNetwork, DepositToken } from './deposit.chain.ts';
+import {
+  announceSettled,
+  type DepositChange,
+  type DepositSnapshot,
+  settledColumns,
+  settlementOf,
+} from './deposit.transition.ts';
 
 /**
  * The scanner's part of the deposits consumer: the network's token `Transfer` logs of a chunk (one
@@ -43,11 +50,18 @@ export function transfersOf(network: DepositNetwork, logs: readonly EvmLog[]): T
   return out;
 }
 
-/** Records the chunk's transfers to issued addresses as ledger rows and pending deposits. */
+/**
+ * Records the chunk's transfers to issued addresses: each a ledger row and a deposit claiming it, in
+ * one statement. A deposit on a block final by the service's rule (`finalized`) is inserted settled,
+ * its `deposit.confirmed` announced by the transition engine; a later one is inserted pending and
+ * settled when its block is final ({@link settleFinalDeposits}). The deposits' unique `payment_id`
+ * decides what is new: a range scanned again inserts, and announces, nothing.
+ */
 export async function recordDeposits(
   em: EntityManager,
   network: DepositNetwork,
   logs: readonly EvmLog[],
+  finalized: number,
 ): Promise<number> {
   const transfers = transfersOf(network, logs).filter((t) => t.amount > 0n);
   if (transfers.length === 0) return 0;
@@ -59,55 +73,83 @@ export async function recordDeposits(
   );
   if (issued.length === 0) return 0;
   const byAddress = new Map(issued.map((a) => [a.address, a]));
-  const matched = transfers.filter((t) => byAddress.has(t.to));
-  const entries: LedgerEntry[] = matched.map((t) => ({
-    txHash: t.log.transactionHash.toLowerCase(),
-    logIndex: t.log.logIndex,
-    blockNumber: t.log.blockNumber,
-    blockHash: t.log.blockHash.toLowerCase(),
-    kind: 'transfer',
-    token: t.token.address,
-    payer: t.from,
-    recipient: t.to,
-    amountRaw: t.amount,
-  }));
-  const paymentIds = await recordPayments(em, network.id, entries);
-  const rows = matched.map((t, i) => {
-    const to = byAddress.get(t.to)!;
-    const fee = t.token.feeRaw;
-    return {
+  const at = new Date();
+  const found = transfers.flatMap((t) => {
+    const to = byAddress.get(t.to);
+    if (!to) return [];
+    const credited = t.amount > t.token.feeRaw ? t.amount - t.token.feeRaw : 0n;
+    const deposit: DepositSnapshot = {
       id: newId('deposit'),
-      paymentId: paymentIds[i],
-      addressId: to.id,
-      merchantId: to.merchant_id,
-      playerId: to.player_id,
+      version: 0,
+      status: 'pending',
+      merchant_id: to.merchant_id,
+      player_id: to.player_id,
+      address: to.address,
       token: t.token.symbol,
-      tokenAddress: t.token.address,
       decimals: t.token.decimals,
-      amountRaw: t.amount.toString(),
-      feeRaw: fee.toString(),
-      creditedRaw: (t.amount > fee ? t.amount - fee : 0n).toString(),
-      txHash: entries[i]!.txHash,
-      logIndex: t.log.logIndex,
-      blockNumber: t.log.blockNumber,
+      amount_raw: t.amount.toString(),
+      fee_raw: t.token.feeRaw.toString(),
+      credited_raw: credited.toString(),
+      tx_hash: t.log.transactionHash.toLowerCase(),
+      block_number: String(t.log.blockNumber),
+      log_index: t.log.logIndex,
     };
+    const final = t.log.blockNumber <= finalized;
+    const change: DepositChange | undefined = final
+      ? { kind: settlementOf(credited), deposit, network, at }
+      : undefined;
+    const row = {
+      ...deposit,
+      address_id: to.id,
+      token_address: t.token.address,
+      block_hash: t.log.blockHash.toLowerCase(),
+      payer: t.from,
+      credited_at: null,
+      ...(change ? settledColumns(change) : {}),
+    };
+    return [{ row, change }];
   });
-  const inserted = await executeBound<{ id: string }>(
+  const inserted = await executeBound<{ id: string }>(em, RECORD_SQL, [
+    network.id,
+    JSON.stringify(found.map((f) => f.row)),
+  ]);
+  const created = new Set(inserted.map((r) => r.id));
+  await announceSettled(
     em,
-    `insert into deposits (id, payment_id, address_id, merchant_id, network, player_id, token, token_address, decimals,
-                           amount_raw, fee_raw, credited_raw, tx_hash, log_index, block_number, status, created_at, updated_at)
-     select r.id, r."paymentId", r."addressId", r."merchantId", $1::text, r."playerId", r.token, r."tokenAddress", r.decimals,
-            r."amountRaw"::numeric, r."feeRaw"::numeric, r."creditedRaw"::numeric, r."txHash", r."logIndex",
-            r."blockNumber", 'pending', now(), now()
-       from json_to_recordset($2::json) as r(id text, "paymentId" bigint, "addressId" bigint, "merchantId" text,
-            "playerId" text, token text, "tokenAddress" text, decimals int, "amountRaw" text, "feeRaw" text,
-            "creditedRaw" text, "txHash" text, "logIndex" int, "blockNumber" bigint)
-     on conflict (payment_id) do nothing
-     returning id`,
-    [network.id, JSON.stringify(rows)],
+    found.flatMap((f) => (f.change && created.has(f.row.id) ? [f.change] : [])),
   );
   return inserted.length;
 }
+
+/**
+ * The ledger rows (a row read again keeps its id, its block updated) and the deposits claiming them
+ * (a payment already claimed keeps its deposit), of `$2`'s rows; returns the deposits inserted.
+ */
+const RECORD_SQL = `
+with r as (
+  select * from json_to_recordset($2::json) as r(id text, address_id bigint, merchant_id text, player_id text,
+    address text, token text, token_address text, decimals int, amount_raw numeric, fee_raw numeric,
+    credited_raw numeric, tx_hash text, log_index int, block_number bigint, block_hash text, payer text,
+    status text, version int, credited_at timestamptz)
+), p as (
+  insert into payments (network, tx_hash, log_index, block_number, block_hash, kind, token, payer, recipient,
+                        amount_raw, order_ref, created_at)
+  select $1::text, r.tx_hash, r.log_index, r.block_number, r.block_hash, 'transfer', r.token_address, r.payer,
+         r.address, r.amount_raw, null, now()
+    from r
+  on conflict (network, tx_hash, log_index) do update set block_number = excluded.block_number,
+    block_hash = excluded.block_hash
+  returning id, tx_hash, log_index
+)
+insert into deposits (id, payment_id, address_id, merchant_id, network, player_id, token, token_address, decimals,
+                      amount_raw, fee_raw, credited_raw, tx_hash, log_index, block_number, status, version,
+                      credited_at, created_at, updated_at)
+select r.id, p.id, r.address_id, r.merchant_id, $1::text, r.player_id, r.token, r.token_address, r.decimals,
+       r.amount_raw, r.fee_raw, r.credited_raw, r.tx_hash, r.log_index, r.block_number, r.status, r.version,
+       r.credited_at, now(), now()
+  from r join p on p.tx_hash = r.tx_hash and p.log_index = r.log_index
+on conflict (payment_id) do nothing
+returning id`;
 
 /**
  * Blocks above `ancestor` left the canonical chain: their pending deposits and ledger rows go. A

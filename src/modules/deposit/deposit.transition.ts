@@ -90,6 +90,21 @@ export const transitionDeposits = (
   onStale: OnStale,
 ): Promise<TransitionResult<DepositChange>> => deposits.apply(em, changes, onStale);
 
+/** How a deposit settles once final: credited above the fee, else recorded as below it. */
+export const settlementOf = (creditedRaw: bigint): DepositChange['kind'] =>
+  creditedRaw > 0n ? 'credited' : 'below_fee';
+
+/**
+ * Deposits found on a block already final are inserted settled, one write each: `settledColumns` is
+ * what such a row holds (status, version, `credited_at`), and `announceSettled` announces the rows the
+ * insert created (their `deposit.confirmed` and notices), checked by the transition engine as if
+ * applied to a pending row.
+ */
+export const settledColumns = (change: DepositChange) => deposits.columnsOf(change);
+/** See {@link settledColumns}. */
+export const announceSettled = (em: EntityManager, changes: readonly DepositChange[]) =>
+  deposits.created(em, changes);
+
 /**
  * Settles the network's pending deposits of blocks up to `finalized`. Returns how many were credited.
  * Decided from chain data, so a change that loses its version race is decided again from a fresh,
@@ -113,7 +128,7 @@ export async function settleFinalDeposits(
     const at = new Date();
     const changes = rows.map(
       (deposit): DepositChange => ({
-        kind: BigInt(deposit.credited_raw) > 0n ? 'credited' : 'below_fee',
+        kind: settlementOf(BigInt(deposit.credited_raw)),
         deposit,
         network,
         at,
