@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EntityManager } from '../../src/db/orm.ts';
 import { depositNetworkOf } from '../../src/modules/deposit/deposit.chain.ts';
-import { settleFinalDeposits } from '../../src/modules/deposit/deposit.transition.ts';
+import {
+  announceSettled,
+  type DepositSnapshot,
+  settledColumns,
+  settleFinalDeposits,
+} from '../../src/modules/deposit/deposit.transition.ts';
 import { type Body, type DepositFixture, depositEvents, depositFixture, depositFollower } from './support.ts';
 
 /**
@@ -58,5 +63,37 @@ describe('deposit transitions', () => {
     expect(credited).toBe(1);
     expect(await depositsOf('race')).toMatchObject([{ status: 'credited', version: 2 }]);
     expect((await depositEvents(f)).filter((e) => e.player_id === 'race')).toHaveLength(1);
+  });
+
+  it('a deposit inserted settled must have been pending: any other move is refused, nothing announced', async () => {
+    const network = depositNetworkOf(f.t.app.services.networks.get(f.network)!)!;
+    const deposit: DepositSnapshot = {
+      id: 'dep_settledtwice000000000',
+      version: 1,
+      status: 'credited',
+      merchant_id: f.merchant.id,
+      player_id: 'twice',
+      address: '0x0000000000000000000000000000000000000001',
+      token: 'USDT',
+      decimals: 6,
+      amount_raw: '1000000',
+      fee_raw: '500000',
+      credited_raw: '500000',
+      tx_hash: `0x${'11'.repeat(32)}`,
+      block_number: '1',
+      log_index: 0,
+    };
+    const change = { kind: 'credited' as const, deposit, network, at: new Date() };
+    await expect(f.t.app.fork().transactional((tx) => announceSettled(tx, [change]))).rejects.toThrow(
+      'credited cannot move credited to credited',
+    );
+    expect((await depositEvents(f)).filter((e) => e.player_id === 'twice')).toEqual([]);
+    // From pending: the row it is written as is one version on, credited at the change's time.
+    const pending = { ...change, deposit: { ...deposit, version: 0, status: 'pending' as const } };
+    expect(settledColumns(pending)).toEqual({
+      status: 'credited',
+      version: 1,
+      credited_at: pending.at.toISOString(),
+    });
   });
 });
