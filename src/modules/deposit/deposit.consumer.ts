@@ -17,7 +17,8 @@ import {
  * for the transfers of every configured token and the ForwarderFactory's sweep events, so a range costs
  * one `eth_getLogs` whatever the number of addresses (on tron, the solidified blocks). Transfers to
  * issued addresses become pending deposits; a deposit is credited once its block is final (on tron every
- * block the follower sees is); a reorganisation before that forgets it. After each tick the sweeper
+ * block the follower sees is; one found on a final block is inserted credited); a reorganisation before
+ * that forgets it. After each tick the sweeper
  * queues a sweep when one is due.
  */
 

@@ -18,7 +18,8 @@ import type { DepositStatus } from './deposit.entity.ts';
  * `credited` (above the fee) with its `deposit.confirmed` in the outbox, or `below_fee` (recorded for
  * operators, never credited, no event), in the caller's transaction. Written by the shared transition
  * engine (src/db/aggregate.ts): one version-guarded UPDATE for every deposit of the network that became
- * final, however many.
+ * final, however many; a deposit the scanner finds on a block already final is inserted settled instead
+ * (one write), its move checked and announced by the same engine ({@link announceSettled}).
  */
 
 /** Published on every settled deposit: its id and merchant; subscribers read the row. */
