@@ -7,8 +7,9 @@ import type { RelayKind } from './relay.entity.ts';
 export const RELAY_REQUEST_JOB = defineJob({
   name: 'relay_request',
   payload: z.object({ id: z.number().int().positive() }),
-  key: ({ id }) => `relay_request:${id}`,
+  key: ({ id }) => `${JOB_KEY_PREFIX}${id}`,
 });
+const JOB_KEY_PREFIX = 'relay_request:';
 
 export interface RelayRequestInput {
   kind: RelayKind;
@@ -30,9 +31,7 @@ export interface RelayRequestInput {
 export async function requestRelay(em: EntityManager, input: RelayRequestInput): Promise<number> {
   const row = (await insertRequest(em, input)) ?? (await insertRequest(em, input));
   if (!row) throw new Error(`relay request ${input.kind}:${input.subjectId} neither inserted nor found`);
-  const id = Number(row.id);
-  if (row.created) await addJob(em, RELAY_REQUEST_JOB, { id });
-  return id;
+  return Number(row.id);
 }
 
 /**
@@ -55,8 +54,10 @@ export async function reviveRelay(
 }
 
 /**
- * Inserts the request or finds the existing one. A concurrent insert of the same subject that commits
- * while this statement waits is invisible to its snapshot, so the caller asks once more.
+ * Inserts the request and adds its job (as `addJob` would: the job's name, payload and key), or finds
+ * the existing one, in one statement: an authorization's round trips are most of its time. A
+ * concurrent insert of the same subject that commits while this statement waits is invisible to its
+ * snapshot, so the caller asks once more.
  */
 async function insertRequest(em: EntityManager, input: RelayRequestInput) {
   const [row] = await em.execute<{ id: string; created: boolean }[]>(
@@ -65,7 +66,8 @@ async function insertRequest(em: EntityManager, input: RelayRequestInput) {
        values (?, ?, ?, ?, ?, ?, 'queued', now(), now())
        on conflict (kind, subject_id) do nothing
        returning id)
-     select id, true as created from ins
+     select id, (graphile_worker.add_job(?::text, json_build_object('id', id), job_key => ?::text || id::text)).id is not null as created
+       from ins
      union all
      select id, false from relay_requests where kind = ? and subject_id = ?
      limit 1`,
@@ -76,6 +78,8 @@ async function insertRequest(em: EntityManager, input: RelayRequestInput) {
       input.to,
       input.data,
       input.deadline ?? null,
+      RELAY_REQUEST_JOB.name,
+      JOB_KEY_PREFIX,
       input.kind,
       input.subjectId,
     ],

@@ -1,7 +1,7 @@
 import type { EntityManager } from '../../db/orm.ts';
-import { AppError, unavailable } from '../../errors.ts';
+import { AppError, notFound, unavailable } from '../../errors.ts';
 import { requestRelay } from '../../relay/request.ts';
-import type { Payout } from './payout.entity.ts';
+import { Payout } from './payout.entity.ts';
 import { executeCalldata, orderTypedData } from './payout.order.ts';
 import type { AuthorizePayoutRequest } from './payout.schemas.ts';
 import type { PayoutService } from './payout.service.ts';
@@ -27,11 +27,12 @@ export async function authorizePayout(
   input: AuthorizePayoutRequest,
 ): Promise<Payout> {
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-    const payout = await service.get(em.fork(), merchantId, input.payout);
+    const { payout, walletRead } = await readForAuthorize(em.fork(), merchantId, input.payout);
+    const typedData = orderTypedData(payout);
     const signature = await checkOrderSignature(
       service.chains,
       em,
-      { merchantId, network: payout.network, payer: payout.payer, typedData: orderTypedData(payout) },
+      { merchantId, network: payout.network, payer: payout.payer, typedData, walletRead },
       input.signature,
     );
     if (payout.status === 'failed' && payout.failureReason === 'expired' && !payout.authorizedAt)
@@ -50,33 +51,49 @@ export async function authorizePayout(
         'the payout’s 30-minute deadline passed before it was authorized; create a new payout under a new external_id',
       );
     }
-    const applied = await em.transactional(async (tx) => {
+    const set = { status: 'authorized' as const, signature, authorizedAt: now };
+    const written = await em.transactional(async (tx) => {
       // A payout changed meanwhile is read again by the next attempt.
-      const { applied: done } = await transitionPayouts(
+      const { applied, written: rows } = await transitionPayouts(
         tx,
-        [
-          {
-            kind: 'authorized',
-            payout: snapshot,
-            set: { status: 'authorized', signature, authorizedAt: now },
-          },
-        ],
+        [{ kind: 'authorized', payout: snapshot, set }],
         'report',
       );
-      if (!done.has(payout.id)) return undefined;
+      if (!applied.has(payout.id)) return undefined;
       await requestRelay(tx, {
         kind: 'payout',
         subjectId: payout.id,
         network: payout.network,
         to: payout.router,
-        data: executeCalldata(payout, signature),
+        data: executeCalldata(payout, signature, typedData),
         deadline: payout.deadline,
       });
-      // Read before the commit: the answer is what this call did (`authorized`), never a later state
-      // a worker fast enough reached meanwhile.
-      return service.get(tx, merchantId, payout.id);
+      return rows.get(payout.id);
     });
-    if (applied) return applied;
+    // The answer is what this call did (`authorized`), never a later state a worker fast enough reached
+    // meanwhile: the row as read, with this change's columns and the version and time it was written at.
+    if (written) return Object.assign(payout, set, written);
   }
   throw unavailable('the payout is changing too fast; retry shortly');
+}
+
+/**
+ * The payout (404 when it is not this merchant's) and, in the same statement, the payout wallet
+ * columns its signature is checked against (`PayoutChains.walletOf`): the settlement wallet of the
+ * payout's network and the merchant's Tron payout wallet. Read as fresh as the two reads they replace.
+ */
+async function readForAuthorize(em: EntityManager, merchantId: string, id: string) {
+  const [row] = await em.execute<
+    (Record<string, unknown> & { wallet_address: string | null; wallet_tron: string | null })[]
+  >(
+    `select p.*, w.address as wallet_address, m.tron_payout_wallet as wallet_tron
+       from payouts p
+       join merchants m on m.id = p.merchant_id
+       left join settlement_wallets w on w.merchant_id = p.merchant_id and w.network = p.network
+      where p.id = ? and p.merchant_id = ?`,
+    [id, merchantId],
+  );
+  if (!row) throw notFound('payout');
+  const { wallet_address: settlementWallet, wallet_tron: tronPayoutWallet, ...columns } = row;
+  return { payout: em.map(Payout, columns), walletRead: { settlementWallet, tronPayoutWallet } };
 }
