@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { executeBound } from '../db/bulk.ts';
 import { addJob, defineJob } from '../db/jobs.ts';
 import type { EntityManager } from '../db/orm.ts';
 import type { RelayKind } from './relay.entity.ts';
@@ -32,6 +33,51 @@ export async function requestRelay(em: EntityManager, input: RelayRequestInput):
   const row = (await insertRequest(em, input)) ?? (await insertRequest(em, input));
   if (!row) throw new Error(`relay request ${input.kind}:${input.subjectId} neither inserted nor found`);
   return Number(row.id);
+}
+
+/**
+ * {@link requestRelay} of many at once, in the caller's transaction: one statement inserts the new
+ * requests and adds their jobs (a burst of authorizations written together). One that neither
+ * inserted nor came back (a concurrent insert of the same subject) is asked again on its own. Returns
+ * the ids in the order of `inputs`.
+ */
+export async function requestRelays(
+  em: EntityManager,
+  inputs: readonly RelayRequestInput[],
+): Promise<number[]> {
+  if (inputs.length === 0) return [];
+  const rows = await executeBound<{ id: string; kind: string; subject_id: string }>(
+    em,
+    `with ins as (
+       insert into relay_requests (network, kind, subject_id, "to", data, deadline, status, created_at, updated_at)
+       select v.network, v.kind, v.subject_id, v."to", v.data, v.deadline, 'queued', now(), now()
+         from json_to_recordset($1::json) as v(ord int, network text, kind text, subject_id text, "to" text, data text, deadline bigint)
+        order by v.ord
+       on conflict (kind, subject_id) do nothing
+       returning id, kind, subject_id)
+     select id, kind, subject_id, (graphile_worker.add_job($2::text, json_build_object('id', id), job_key => $3::text || id::text)).id
+       from ins`,
+    [
+      JSON.stringify(
+        inputs.map((input, ord) => ({
+          ord,
+          network: input.network,
+          kind: input.kind,
+          subject_id: input.subjectId,
+          to: input.to,
+          data: input.data,
+          deadline: input.deadline ?? null,
+        })),
+      ),
+      RELAY_REQUEST_JOB.name,
+      JOB_KEY_PREFIX,
+    ],
+  );
+  const inserted = new Map(rows.map((r) => [`${r.kind}:${r.subject_id}`, Number(r.id)]));
+  const ids: number[] = [];
+  for (const input of inputs)
+    ids.push(inserted.get(`${input.kind}:${input.subjectId}`) ?? (await requestRelay(em, input)));
+  return ids;
 }
 
 /**

@@ -285,6 +285,49 @@ describe('authorize (4.12) and status (4.13)', () => {
     expect(jobs[0]!.key).toBe(`relay_request:${jobs[0]!.payload.id}`);
   });
 
+  it('writes authorizations that arrive together in shared statements, each answered and relayed once', async () => {
+    const n = 8;
+    const orders = [];
+    for (let i = 0; i < n; i++) {
+      const { body: created } = await create({ amount: '1' });
+      orders.push({
+        payout: created.payout as string,
+        signature: await signOrder(f.payer, created.typed_data),
+      });
+    }
+    const seen: string[] = [];
+    const counting = await createOrm(f.t.config.databaseUrl!, {
+      entities,
+      onQuery: (m) => !m.includes('from pg_database') && seen.push(m),
+    });
+    let answers: Payout[];
+    try {
+      // All at once, as concurrent API requests (the second of one payout among them).
+      answers = await Promise.all(
+        [...orders, orders[0]!].map((o) =>
+          authorizePayout(f.t.app.services.payouts, counting.em.fork(), f.merchant.id, o),
+        ),
+      );
+    } finally {
+      await counting.close();
+    }
+    // One at a time they take six statements each.
+    expect(seen.length).toBeLessThanOrEqual(3 * n);
+    expect(answers.map((a) => a.status)).toEqual(Array(n + 1).fill('authorized'));
+    for (const o of orders) {
+      const fresh = await f.t.app.fork().findOneOrFail(Payout, { id: o.payout });
+      expect(fresh.status).toBe('authorized');
+      const [row] = await f.t.app.fork().execute<{ requests: number; jobs: number }[]>(
+        `select count(*)::int as requests,
+                (select count(*)::int from graphile_worker._private_jobs j
+                  where j.key in (select 'relay_request:' || r.id from relay_requests r where r.subject_id = ?)) as jobs
+           from relay_requests where subject_id = ?`,
+        [o.payout, o.payout],
+      );
+      expect(row).toEqual({ requests: 1, jobs: 1 });
+    }
+  });
+
   it('normalises v 0/1 to 27/28 (D7)', async () => {
     const { body: created } = await create({ amount: '1' });
     const sig = Signature.from(await signOrder(f.payer, created.typed_data));
