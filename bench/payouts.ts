@@ -59,11 +59,18 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
   // The two worker processes load their modules (seconds of compiling) while the chain and the
   // database are set up; each is then handed its environment and runs src/worker-main.ts.
   for (let i = 0; i < 2; i++) {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/payouts-worker.ts')], {
-      env: { ...process.env, NODE_COMPILE_CACHE: path.join(os.tmpdir(), 'cryptopay-bench-compile-cache') },
-      cwd: ROOT,
-      stdio: ['pipe', 'ignore', 'pipe'],
-    });
+    // BENCH_WORKER_PROF=DIR: a CPU profile of each worker into DIR (written when it exits; run with --no-kill).
+    const prof = process.env.BENCH_WORKER_PROF;
+    const flags = prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [];
+    const child = spawn(
+      process.execPath,
+      [...flags, '--import', 'tsx', path.join(ROOT, 'bench/payouts-worker.ts')],
+      {
+        env: { ...process.env, NODE_COMPILE_CACHE: path.join(os.tmpdir(), 'cryptopay-bench-compile-cache') },
+        cwd: ROOT,
+        stdio: ['pipe', 'ignore', 'pipe'],
+      },
+    );
     const seen = (text: string) =>
       new Promise<void>((resolve, reject) => {
         // Read to the end (an unread pipe would stall the worker once full).
