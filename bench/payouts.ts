@@ -2,7 +2,7 @@
  * Payout relaying against the node's floor, on a fresh anvil mining a block every second, an embedded
  * PostgreSQL and two real `npm run worker` processes (src/worker-main.ts):
  *
- *   npx tsx bench/payouts.ts [--payouts 200] [--floor-runs 3] [--no-kill]
+ *   npx tsx bench/payouts.ts [--payouts 200] [--floor-runs 3] [--no-kill] [--statements]
  *
  * 1. The floor, measured in the same run on the same node with the workers running: the same number
  *    of transfers signed by one wallet, sent at once, until all are seen in a block (depth 1). The
@@ -12,6 +12,7 @@
  *    follower) is SIGKILLed as soon as the first relay transaction is stored: recovering from it is
  *    part of the time. Then every payout must be paid exactly once (one `PayoutExecuted` per order,
  *    exactly its amount at its recipient) and none failed.
+ * `--statements` (with EMBEDDED_PG_STATEMENTS=1) prints what the database ran during the payouts.
  * Prints both times and the ratio floor / payouts (target ≥ 0.5: all complete within about two blocks
  * of the floor). Gas per payout against plain transfers and Permit2 is bench/gas.ts.
  */
@@ -29,6 +30,7 @@ import { authorizePayout } from '../src/modules/payout/payout.authorize.ts';
 import { PAYOUT_EXECUTED_TOPIC } from '../src/modules/payout/payout.order.ts';
 import { watchTimeline } from './payouts-timeline.ts';
 import { type Figure, figure, runIfMain } from './report.ts';
+import { cpuSeconds, fixtureCpu } from './stack.ts';
 import { payoutStack, ROOT } from './support.ts';
 
 /** The bench fails when no payout settles for this long, naming the unsettled ones. */
@@ -48,6 +50,7 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
       payouts: { type: 'string' },
       'floor-runs': { type: 'string' },
       'no-kill': { type: 'boolean' },
+      statements: { type: 'boolean' },
     },
   });
   const count = Number(values.payouts ?? 200);
@@ -56,11 +59,18 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
   // The two worker processes load their modules (seconds of compiling) while the chain and the
   // database are set up; each is then handed its environment and runs src/worker-main.ts.
   for (let i = 0; i < 2; i++) {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/payouts-worker.ts')], {
-      env: { ...process.env, NODE_COMPILE_CACHE: path.join(os.tmpdir(), 'cryptopay-bench-compile-cache') },
-      cwd: ROOT,
-      stdio: ['pipe', 'ignore', 'pipe'],
-    });
+    // BENCH_WORKER_PROF=DIR: a CPU profile of each worker into DIR (written when it exits; run with --no-kill).
+    const prof = process.env.BENCH_WORKER_PROF;
+    const flags = prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [];
+    const child = spawn(
+      process.execPath,
+      [...flags, '--import', 'tsx', path.join(ROOT, 'bench/payouts-worker.ts')],
+      {
+        env: { ...process.env, NODE_COMPILE_CACHE: path.join(os.tmpdir(), 'cryptopay-bench-compile-cache') },
+        cwd: ROOT,
+        stdio: ['pipe', 'ignore', 'pipe'],
+      },
+    );
     const seen = (text: string) =>
       new Promise<void>((resolve, reject) => {
         // Read to the end (an unread pipe would stall the worker once full).
@@ -164,6 +174,21 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
 
     // 2. The payouts, one worker SIGKILLed as the first relay transaction is stored.
     const fromBlock = await provider.getBlockNumber();
+    if (values.statements) {
+      await app.fork().execute('create extension if not exists pg_stat_statements');
+      await app.fork().execute('select pg_stat_statements_reset()');
+    }
+    // Where the CPU goes while the payouts run (a killed worker's share is counted up to its kill).
+    const cpu = () => ({
+      bench: process.cpuUsage(),
+      workers: workers.map((w) => cpuSeconds(w.pid)),
+      ...fixtureCpu(process.pid),
+    });
+    const cpuBefore = cpu();
+    const workerCpu = [...cpuBefore.workers];
+    const noteCpu = (i: number) => {
+      workerCpu[i] = cpuSeconds(workers[i]!.pid);
+    };
     const t1 = performance.now();
     const timeline = watchTimeline((sql) => app.fork().execute(sql), provider, count, t1);
     // The kill comes as soon as the first relay transaction is stored, while authorizations still
@@ -176,7 +201,7 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
           .fork()
           .execute<{ sent: number }[]>('select count(*)::int as sent from relay_transactions');
         if ((row?.sent ?? 0) > 0)
-          killed = `${await killLeader(app, workers)} at ${(performance.now() - t1).toFixed(0)} ms`;
+          killed = `${await killLeader(app, workers, noteCpu)} at ${(performance.now() - t1).toFixed(0)} ms`;
         else await sleep(POLL_MS / 2);
       }
     })();
@@ -204,7 +229,7 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
       );
       const done = row?.done ?? 0;
       if (done >= count) break;
-      if (!killed && (row?.sent ?? 0) > 0) killed = await killLeader(app, workers);
+      if (!killed && (row?.sent ?? 0) > 0) killed = await killLeader(app, workers, noteCpu);
       if (done > settled) {
         settled = done;
         progressAt = performance.now();
@@ -222,7 +247,17 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
       await sleep(POLL_MS);
     }
     const payoutMs = performance.now() - t1;
+    const cpuAfter = cpu();
     await timeline.stop();
+    const statements = values.statements
+      ? await app.fork().execute<{ calls: number; ms: number; query: string }[]>(
+          `select s.calls::int as calls, round(s.total_exec_time)::int as ms,
+                  left(regexp_replace(s.query, '\\s+', ' ', 'g'), 110) as query
+             from pg_stat_statements s
+            where s.dbid = (select oid from pg_database where datname = current_database())
+            order by s.total_exec_time desc limit 25`,
+        )
+      : [];
     if (process.env.BENCH_DUMP)
       writeFileSync(
         process.env.BENCH_DUMP,
@@ -276,6 +311,17 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
       `  paid exactly once: ${executions.length} executions for ${count} orders, ${wrong.length} recipients with a wrong balance`,
     );
     for (const line of timeline.lines()) console.log(line);
+    const benchCpu = process.cpuUsage(cpuBefore.bench);
+    const workerShares = cpuAfter.workers.map(
+      (after, i) => Math.max(after, workerCpu[i]!) - cpuBefore.workers[i]!,
+    );
+    console.log(
+      `  CPU during the payouts (s, over ${(payoutMs / 1000).toFixed(1)} s; load ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores): bench process (authorizations) ${((benchCpu.user + benchCpu.system) / 1e6).toFixed(2)}, workers ${workerShares.map((c) => c.toFixed(2)).join(' + ')}, postgres ${(cpuAfter.postgres - cpuBefore.postgres).toFixed(2)}, anvil ${(cpuAfter.anvil - cpuBefore.anvil).toFixed(2)}`,
+    );
+    if (statements.length)
+      console.log('  statements during the payouts (pg_stat_statements, all processes), by time:');
+    for (const r of statements)
+      console.log(`    ${String(r.calls).padStart(6)} calls ${String(r.ms).padStart(6)} ms  ${r.query}`);
     const perBlock = new Map<number, number>();
     for (const e of executions) perBlock.set(e.blockNumber, (perBlock.get(e.blockNumber) ?? 0) + 1);
     console.log(
@@ -321,6 +367,7 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
 async function killLeader(
   app: Awaited<ReturnType<typeof createApp>>,
   workers: { child: ChildProcess; pid: number }[],
+  beforeKill?: (index: number) => void,
 ): Promise<string> {
   const [row] = await app
     .fork()
@@ -328,6 +375,7 @@ async function killLeader(
   const pid = Number(row?.owner.split(':')[1]);
   const leader = workers.find((w) => w.pid === pid);
   const victim = leader ?? workers[0]!;
+  beforeKill?.(workers.indexOf(victim));
   victim.child.kill('SIGKILL');
   return `pid ${victim.pid} (${leader ? 'the follower’s leader' : 'not the leader'})`;
 }

@@ -3,7 +3,7 @@
  * normalisation and signer recovery. The shapes here are what the merchant's wallet signs and what
  * PayoutRouter / BatchPayoutRouter verify on-chain, so they must match the contracts field for field.
  */
-import { AbiCoder, getAddress, keccak256, TypedDataEncoder, verifyTypedData } from 'ethers';
+import { AbiCoder, concat, getAddress, keccak256, TypedDataEncoder, verifyTypedData } from 'ethers';
 
 /** One `{name, type}` entry of an EIP-712 type. */
 export interface TypedDataField {
@@ -127,6 +127,24 @@ export interface PayoutBatchInput extends CommonInput {
   items: { recipient: string; amount: UintInput }[];
 }
 
+/** Checksummed addresses by their input, for the addresses that recur (routers, tokens, payout wallets). */
+const checksums = new Map<string, string>();
+
+/**
+ * `getAddress`, remembered: each call hashes the address (keccak in JavaScript, a good part of an
+ * authorization's CPU), and an order names the same router, token and payout wallet as the last one.
+ * Throws like `getAddress` on a malformed address (never cached).
+ */
+export function checksumAddress(address: string): string {
+  let checksummed = checksums.get(address);
+  if (checksummed === undefined) {
+    checksummed = getAddress(address);
+    if (checksums.size >= 4096) checksums.clear();
+    checksums.set(address, checksummed);
+  }
+  return checksummed;
+}
+
 /** Builds the single-payout `typed_data` exactly as returned to the merchant (api.md 2.4). */
 export function buildPayoutTypedData(input: PayoutOrderInput): PayoutTypedData {
   return {
@@ -136,11 +154,11 @@ export function buildPayoutTypedData(input: PayoutOrderInput): PayoutTypedData {
       name: 'PayoutRouter',
       version: '1',
       chainId: chainIdNumber(input.chainId),
-      verifyingContract: getAddress(input.router),
+      verifyingContract: checksumAddress(input.router),
     },
     message: {
-      token: getAddress(input.token),
-      merchant: getAddress(input.merchant),
+      token: checksumAddress(input.token),
+      merchant: checksumAddress(input.merchant),
       recipient: getAddress(input.recipient),
       amount: uint(input.amount, 'amount', true),
       nonce: uint(input.nonce, 'nonce'),
@@ -183,9 +201,53 @@ export function typesForEthers(typedData: AnyPayoutTypedData): Record<string, Ty
   return rest;
 }
 
+/**
+ * Encoders by their types and domain separators by their domain, built once: building them (parsing the
+ * types, hashing the domain) was most of a digest, and every authorization takes one. The payout types
+ * are fixed and the domains few (one per router); a full cache is cleared, never grown without bound.
+ */
+const encoders = new Map<string, TypedDataEncoder>();
+const separators = new Map<string, string>();
+const MAX_CACHED = 256;
+
+function cached<T>(cache: Map<string, T>, key: string, make: () => T): T {
+  let value = cache.get(key);
+  if (value === undefined) {
+    if (cache.size >= MAX_CACHED) cache.clear();
+    value = make();
+    cache.set(key, value);
+  }
+  return value;
+}
+
 /** The 32-byte EIP-712 digest the wallet signs; equals the router's `hashOrder` / `hashBatch`. */
 export function typedDataDigest(typedData: AnyPayoutTypedData): string {
-  return TypedDataEncoder.hash(typedData.domain, typesForEthers(typedData), typedData.message);
+  const types = typesForEthers(typedData);
+  const typesKey = JSON.stringify(types);
+  const { name, version, chainId, verifyingContract } = typedData.domain;
+  const separator = cached(separators, `${name}|${version}|${chainId}|${verifyingContract}`, () =>
+    TypedDataEncoder.hashDomain(typedData.domain),
+  );
+  const struct =
+    typesKey === ORDER_TYPES_KEY
+      ? orderStructHash(typedData.message as PayoutTypedData['message'])
+      : cached(encoders, typesKey, () => TypedDataEncoder.from(types)).hash(typedData.message);
+  return keccak256(concat(['0x1901', separator, struct]));
+}
+
+const ORDER_TYPES_KEY = JSON.stringify({ PayoutOrder: PAYOUT_ORDER });
+const ORDER_TYPEHASH = TypedDataEncoder.from({ PayoutOrder: PAYOUT_ORDER }).encodeType('PayoutOrder');
+const ORDER_TYPEHASH_HEX = keccak256(new TextEncoder().encode(ORDER_TYPEHASH)).slice(2);
+
+/**
+ * hashStruct of a single order, written out: six static words after the type hash (addresses and
+ * uint256 alike one word each). The message is a built one (checksummed addresses, decimal strings);
+ * test/payout/order-calldata.test.ts holds this equal to ethers' encoder.
+ */
+function orderStructHash(m: PayoutTypedData['message']): string {
+  const words = [m.token, m.merchant, m.recipient].map((a) => a.slice(2).toLowerCase().padStart(64, '0'));
+  for (const n of [m.amount, m.nonce, m.deadline]) words.push(BigInt(n).toString(16).padStart(64, '0'));
+  return keccak256(`0x${ORDER_TYPEHASH_HEX}${words.join('')}`);
 }
 
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;

@@ -95,6 +95,11 @@ export interface AggregateSpec<
 export interface TransitionResult<Change> {
   applied: ReadonlySet<string>;
   stale: readonly Change[];
+  /**
+   * The version and `updated_at` each applied row now has: what a caller answering with the row it
+   * changed needs, without reading it again.
+   */
+  written: ReadonlyMap<string, { version: number; updatedAt: Date }>;
 }
 
 export type OnStale = 'raise' | 'report';
@@ -195,6 +200,7 @@ export function defineAggregate<
     if (new Set(rows.map((steps) => spec.subject(steps[0]!).id)).size !== rows.length)
       throw new Error(`${spec.label} transition: two changes of one row in one apply`);
     const applied = new Set<string>();
+    const written = new Map<string, { version: number; updatedAt: Date }>();
     const groups = new Map<string, ReturnType<typeof writeOf>[]>();
     for (const steps of rows) {
       const write = writeOf(steps);
@@ -209,15 +215,18 @@ export function defineAggregate<
       const sets = fields.map((f) => `${columns[f]!.column} = v.${columns[f]!.column}, `).join('');
       const selects = fields.map((f) => `, v."${f}"::${columns[f]!.type} as ${columns[f]!.column}`).join('');
       const types = fields.map((f) => `, "${f}" ${columns[f]!.type === 'jsonb' ? 'jsonb' : 'text'}`).join('');
-      const updated = await em.execute<{ id: string }[]>(
+      const updated = await em.execute<{ id: string; version: number; updated_at: Date | string }[]>(
         `update ${table} t set ${sets}version = t.version + v.steps, updated_at = now()
            from (select v.id, v.version, v.steps${selects}
                    from json_to_recordset(${JSON_PARAM}) as v(id text, version int, steps int${types})) v
           where t.id = v.id and t.version = v.version
-          returning t.id`,
+          returning t.id, t.version, t.updated_at`,
         [jsonParam(json)],
       );
-      for (const row of updated) applied.add(row.id);
+      for (const row of updated) {
+        applied.add(row.id);
+        written.set(row.id, { version: Number(row.version), updatedAt: new Date(row.updated_at) });
+      }
     }
     const done = rows.filter((steps) => applied.has(spec.subject(steps[0]!).id));
     const stale = rows.filter((steps) => !applied.has(spec.subject(steps[0]!).id)).map((steps) => steps[0]!);
@@ -227,7 +236,7 @@ export function defineAggregate<
         stale.map((c) => spec.subject(c).id),
       );
     await announce(em, done);
-    return { applied, stale };
+    return { applied, stale, written };
   }
   return {
     async created(em, changes) {

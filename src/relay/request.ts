@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { executeBound } from '../db/bulk.ts';
 import { addJob, defineJob } from '../db/jobs.ts';
 import type { EntityManager } from '../db/orm.ts';
 import type { RelayKind } from './relay.entity.ts';
@@ -7,8 +8,9 @@ import type { RelayKind } from './relay.entity.ts';
 export const RELAY_REQUEST_JOB = defineJob({
   name: 'relay_request',
   payload: z.object({ id: z.number().int().positive() }),
-  key: ({ id }) => `relay_request:${id}`,
+  key: ({ id }) => `${JOB_KEY_PREFIX}${id}`,
 });
+const JOB_KEY_PREFIX = 'relay_request:';
 
 export interface RelayRequestInput {
   kind: RelayKind;
@@ -30,9 +32,52 @@ export interface RelayRequestInput {
 export async function requestRelay(em: EntityManager, input: RelayRequestInput): Promise<number> {
   const row = (await insertRequest(em, input)) ?? (await insertRequest(em, input));
   if (!row) throw new Error(`relay request ${input.kind}:${input.subjectId} neither inserted nor found`);
-  const id = Number(row.id);
-  if (row.created) await addJob(em, RELAY_REQUEST_JOB, { id });
-  return id;
+  return Number(row.id);
+}
+
+/**
+ * {@link requestRelay} of many at once, in the caller's transaction: one statement inserts the new
+ * requests and adds their jobs (a burst of authorizations written together). One that neither
+ * inserted nor came back (a concurrent insert of the same subject) is asked again on its own. Returns
+ * the ids in the order of `inputs`.
+ */
+export async function requestRelays(
+  em: EntityManager,
+  inputs: readonly RelayRequestInput[],
+): Promise<number[]> {
+  if (inputs.length === 0) return [];
+  const rows = await executeBound<{ id: string; kind: string; subject_id: string }>(
+    em,
+    `with ins as (
+       insert into relay_requests (network, kind, subject_id, "to", data, deadline, status, created_at, updated_at)
+       select v.network, v.kind, v.subject_id, v."to", v.data, v.deadline, 'queued', now(), now()
+         from json_to_recordset($1::json) as v(ord int, network text, kind text, subject_id text, "to" text, data text, deadline bigint)
+        order by v.ord
+       on conflict (kind, subject_id) do nothing
+       returning id, kind, subject_id)
+     select id, kind, subject_id, (graphile_worker.add_job($2::text, json_build_object('id', id), job_key => $3::text || id::text)).id
+       from ins`,
+    [
+      JSON.stringify(
+        inputs.map((input, ord) => ({
+          ord,
+          network: input.network,
+          kind: input.kind,
+          subject_id: input.subjectId,
+          to: input.to,
+          data: input.data,
+          deadline: input.deadline ?? null,
+        })),
+      ),
+      RELAY_REQUEST_JOB.name,
+      JOB_KEY_PREFIX,
+    ],
+  );
+  const inserted = new Map(rows.map((r) => [`${r.kind}:${r.subject_id}`, Number(r.id)]));
+  const ids: number[] = [];
+  for (const input of inputs)
+    ids.push(inserted.get(`${input.kind}:${input.subjectId}`) ?? (await requestRelay(em, input)));
+  return ids;
 }
 
 /**
@@ -55,8 +100,10 @@ export async function reviveRelay(
 }
 
 /**
- * Inserts the request or finds the existing one. A concurrent insert of the same subject that commits
- * while this statement waits is invisible to its snapshot, so the caller asks once more.
+ * Inserts the request and adds its job (as `addJob` would: the job's name, payload and key), or finds
+ * the existing one, in one statement: an authorization's round trips are most of its time. A
+ * concurrent insert of the same subject that commits while this statement waits is invisible to its
+ * snapshot, so the caller asks once more.
  */
 async function insertRequest(em: EntityManager, input: RelayRequestInput) {
   const [row] = await em.execute<{ id: string; created: boolean }[]>(
@@ -65,7 +112,8 @@ async function insertRequest(em: EntityManager, input: RelayRequestInput) {
        values (?, ?, ?, ?, ?, ?, 'queued', now(), now())
        on conflict (kind, subject_id) do nothing
        returning id)
-     select id, true as created from ins
+     select id, (graphile_worker.add_job(?::text, json_build_object('id', id), job_key => ?::text || id::text)).id is not null as created
+       from ins
      union all
      select id, false from relay_requests where kind = ? and subject_id = ?
      limit 1`,
@@ -76,6 +124,8 @@ async function insertRequest(em: EntityManager, input: RelayRequestInput) {
       input.to,
       input.data,
       input.deadline ?? null,
+      RELAY_REQUEST_JOB.name,
+      JOB_KEY_PREFIX,
       input.kind,
       input.subjectId,
     ],

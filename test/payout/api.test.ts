@@ -1,6 +1,10 @@
 import { getAddress, Signature, Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { typedDataDigest } from '../../src/chains/payout-typed-data.ts';
+import { createOrm } from '../../src/db/orm.ts';
+import { entities } from '../../src/modules/index.ts';
+import { authorizePayout } from '../../src/modules/payout/payout.authorize.ts';
+import { Payout } from '../../src/modules/payout/payout.entity.ts';
 import { type Body, mine, type PayoutFixture, payoutFixture, payoutFollower, signOrder } from './support.ts';
 
 /** Sections 4.11-4.13 over REST: every error, idempotency, signatures. The relay is relay.test.ts's. */
@@ -234,6 +238,94 @@ describe('authorize (4.12) and status (4.13)', () => {
         payout,
       ]);
     expect(count?.n).toBe(1);
+  });
+
+  it('authorizes in six statements, answering the row as written and with the relay’s job queued', async () => {
+    const { body: created } = await create({ amount: '2' });
+    const signature = await signOrder(f.payer, created.typed_data);
+    // Every statement of the authorization, counted at an ORM of its own on the same database.
+    const seen: string[] = [];
+    const counting = await createOrm(f.t.config.databaseUrl!, {
+      entities,
+      // Not the ORM's own check of the database when it starts.
+      onQuery: (m) => !m.includes('from pg_database') && seen.push(m),
+    });
+    let answer: Payout;
+    try {
+      answer = await authorizePayout(f.t.app.services.payouts, counting.em.fork(), f.merchant.id, {
+        payout: created.payout,
+        signature,
+      });
+    } finally {
+      await counting.close();
+    }
+    // The read (payout and wallet), BEGIN, the transition, its notice, the relay request with its job, COMMIT.
+    expect(seen).toHaveLength(6);
+    const fresh = await f.t.app.fork().findOneOrFail(Payout, { id: created.payout });
+    const fields = (p: Payout) => ({
+      status: p.status,
+      version: p.version,
+      updatedAt: p.updatedAt.toISOString(),
+      authorizedAt: p.authorizedAt?.toISOString(),
+      signature: p.signature,
+    });
+    expect(fields(answer)).toEqual(fields(fresh));
+    expect(answer.status).toBe('authorized');
+    const jobs = await f.t.app
+      .fork()
+      .execute<{ task_identifier: string; payload: { id: number }; key: string }[]>(
+        `select t.identifier as task_identifier, j.payload, j.key from graphile_worker._private_jobs j
+           join graphile_worker._private_tasks t on t.id = j.task_id
+           join relay_requests r on j.key = 'relay_request:' || r.id
+          where r.subject_id = ?`,
+        [created.payout],
+      );
+    expect(jobs).toHaveLength(1);
+    expect(jobs[0]!.task_identifier).toBe('relay_request');
+    expect(jobs[0]!.key).toBe(`relay_request:${jobs[0]!.payload.id}`);
+  });
+
+  it('writes authorizations that arrive together in shared statements, each answered and relayed once', async () => {
+    const n = 8;
+    const orders = [];
+    for (let i = 0; i < n; i++) {
+      const { body: created } = await create({ amount: '1' });
+      orders.push({
+        payout: created.payout as string,
+        signature: await signOrder(f.payer, created.typed_data),
+      });
+    }
+    const seen: string[] = [];
+    const counting = await createOrm(f.t.config.databaseUrl!, {
+      entities,
+      onQuery: (m) => !m.includes('from pg_database') && seen.push(m),
+    });
+    let answers: Payout[];
+    try {
+      // All at once, as concurrent API requests (the second of one payout among them).
+      answers = await Promise.all(
+        [...orders, orders[0]!].map((o) =>
+          authorizePayout(f.t.app.services.payouts, counting.em.fork(), f.merchant.id, o),
+        ),
+      );
+    } finally {
+      await counting.close();
+    }
+    // One at a time they take six statements each.
+    expect(seen.length).toBeLessThanOrEqual(3 * n);
+    expect(answers.map((a) => a.status)).toEqual(Array(n + 1).fill('authorized'));
+    for (const o of orders) {
+      const fresh = await f.t.app.fork().findOneOrFail(Payout, { id: o.payout });
+      expect(fresh.status).toBe('authorized');
+      const [row] = await f.t.app.fork().execute<{ requests: number; jobs: number }[]>(
+        `select count(*)::int as requests,
+                (select count(*)::int from graphile_worker._private_jobs j
+                  where j.key in (select 'relay_request:' || r.id from relay_requests r where r.subject_id = ?)) as jobs
+           from relay_requests where subject_id = ?`,
+        [o.payout, o.payout],
+      );
+      expect(row).toEqual({ requests: 1, jobs: 1 });
+    }
   });
 
   it('normalises v 0/1 to 27/28 (D7)', async () => {

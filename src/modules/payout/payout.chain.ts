@@ -2,6 +2,7 @@ import { getAddress, Interface } from 'ethers';
 import type { ChainClients } from '../../chains/clients.ts';
 import type { EvmLog, LogFilter } from '../../chains/evm/index.ts';
 import type { NetworkConfig, TokenConfig } from '../../chains/networks.ts';
+import { checksumAddress } from '../../chains/payout-typed-data.ts';
 import type { NetworkRegistry } from '../../chains/registry.ts';
 import { evmToTron, isTronAddress, tronToEvm } from '../../chains/tron/address.ts';
 import { solidifiedHeaders, solidifiedLogs } from '../../chains/tron/blocks.ts';
@@ -88,14 +89,30 @@ export class PayoutChains {
   ): Promise<{ wallet: string; walletHex: string }> {
     if (network.kind === 'tron') {
       const merchant = await em.findOne(Merchant, { id: merchantId }, { fields: ['tronPayoutWallet'] });
-      const wallet = merchant?.tronPayoutWallet;
+      return this.walletOf(network, { tronPayoutWallet: merchant?.tronPayoutWallet ?? null });
+    }
+    const row = await em.findOne(SettlementWallet, { merchant: merchantId, network: network.id });
+    return this.walletOf(network, { settlementWallet: row?.address ?? null });
+  }
+
+  /**
+   * {@link wallet} from columns already read (the settlement wallet's `address` of the network, the
+   * merchant's `tron_payout_wallet`): the same answer and the same refusals, for a caller that read
+   * them in the statement that read its own row.
+   */
+  walletOf(
+    network: NetworkConfig,
+    read: { settlementWallet?: string | null; tronPayoutWallet?: string | null },
+  ): { wallet: string; walletHex: string } {
+    if (network.kind === 'tron') {
+      const wallet = read.tronPayoutWallet;
       if (!wallet || !isTronAddress(wallet))
         throw unsupported(`network: no Tron payout wallet is configured for this merchant`);
       return { wallet, walletHex: tronToEvm(wallet) };
     }
-    const row = await em.findOne(SettlementWallet, { merchant: merchantId, network: network.id });
-    if (!row) throw unsupported(`network: no settlement (payout) wallet is configured on ${network.id}`);
-    const walletHex = getAddress(row.address);
+    if (!read.settlementWallet)
+      throw unsupported(`network: no settlement (payout) wallet is configured on ${network.id}`);
+    const walletHex = checksumAddress(read.settlementWallet);
     return { wallet: walletHex, walletHex };
   }
 

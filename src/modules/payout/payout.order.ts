@@ -37,11 +37,34 @@ export function orderTypedData(p: OrderFields): PayoutTypedData {
   });
 }
 
-/** Calldata of `execute(order, signature)` on the PayoutRouter. */
-export function executeCalldata(p: OrderFields, signature: string): string {
-  const m = orderTypedData(p).message;
-  return PAYOUT_ROUTER.encodeFunctionData('execute', [
-    [m.token, m.merchant, m.recipient, m.amount, m.nonce, m.deadline],
-    signature,
-  ]);
+const EXECUTE_SELECTOR = PAYOUT_ROUTER.getFunction('execute')!.selector;
+
+/**
+ * Calldata of `execute(order, signature)` on the PayoutRouter, written out by hand: the order is a
+ * static tuple of six words and the signature 65 bytes, so the ABI layout is fixed (six words, the
+ * signature's offset, its length, its bytes padded to whole words). ethers' coder built and checked an
+ * object per field for the same bytes, on every authorization; test/payout/order-calldata.test.ts holds
+ * the two equal. `typedData` is the order's, when the caller has built it already.
+ */
+export function executeCalldata(p: OrderFields, signature: string, typedData = orderTypedData(p)): string {
+  const m = typedData.message;
+  const sig = signature.startsWith('0x') ? signature.slice(2) : signature;
+  if (!/^[0-9a-fA-F]*$/.test(sig) || sig.length % 2 !== 0) throw new TypeError('signature: not hex bytes');
+  const bytes = sig.length / 2;
+  return `${EXECUTE_SELECTOR}${[
+    word(m.token),
+    word(m.merchant),
+    word(m.recipient),
+    word(BigInt(m.amount)),
+    word(BigInt(m.nonce)),
+    word(BigInt(m.deadline)),
+    word(7n * 32n),
+    word(BigInt(bytes)),
+  ].join('')}${sig.toLowerCase().padEnd(Math.ceil(bytes / 32) * 64, '0')}`;
+}
+
+/** One ABI word: an address (checksummed `0x`) or a uint256, as 64 lowercase hex digits. */
+function word(value: string | bigint): string {
+  const hex = typeof value === 'string' ? value.slice(2).toLowerCase() : value.toString(16);
+  return hex.padStart(64, '0');
 }

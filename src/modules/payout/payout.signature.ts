@@ -1,6 +1,6 @@
-import { getAddress } from 'ethers';
 import {
   type AnyPayoutTypedData,
+  checksumAddress,
   normalizeSignatureV,
   typedDataDigest,
 } from '../../chains/payout-typed-data.ts';
@@ -19,7 +19,14 @@ import { signerOf } from './payout.signer-keys.ts';
 export async function checkOrderSignature(
   chains: PayoutChains,
   em: EntityManager,
-  order: { merchantId: string; network: string; payer: string; typedData: AnyPayoutTypedData },
+  order: {
+    merchantId: string;
+    network: string;
+    payer: string;
+    typedData: AnyPayoutTypedData;
+    /** The merchant's payout wallet columns, when the caller read them with the order (see `PayoutChains.walletOf`). */
+    walletRead?: { settlementWallet?: string | null; tronPayoutWallet?: string | null };
+  },
   given: string,
 ): Promise<string> {
   let signer: string;
@@ -31,13 +38,16 @@ export async function checkOrderSignature(
   } catch (error) {
     throw validation(`signature: not a valid 65-byte signature (${(error as Error).message})`);
   }
-  if (getAddress(signer) !== getAddress(order.payer))
+  if (checksumAddress(signer) !== checksumAddress(order.payer))
     throw new AppError(
       'forbidden',
       `signature: recovers to ${signer}, not to the payout wallet of this order`,
     );
-  const { walletHex } = await chains.wallet(em, order.merchantId, chains.network(order.network));
-  if (getAddress(walletHex) !== getAddress(order.payer)) {
+  const network = chains.network(order.network);
+  const { walletHex } = order.walletRead
+    ? chains.walletOf(network, order.walletRead)
+    : await chains.wallet(em, order.merchantId, network);
+  if (checksumAddress(walletHex) !== checksumAddress(order.payer)) {
     throw new AppError(
       'forbidden',
       'the payout wallet of this network changed since the order was created; create a new one',

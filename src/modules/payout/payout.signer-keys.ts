@@ -1,5 +1,6 @@
 import { secp256k1 } from '@noble/curves/secp256k1';
-import { computeAddress, getAddress, SigningKey } from 'ethers';
+import { computeAddress, SigningKey } from 'ethers';
+import { checksumAddress } from '../../chains/payout-typed-data.ts';
 
 /**
  * Who signed a payout order, answered fast for the payout wallets this process has already seen.
@@ -30,7 +31,7 @@ const N = secp256k1.CURVE.n;
  * Throws on a signature that recovers to nothing.
  */
 export function signerOf(digest: string, signature: string, expected: string): string {
-  const wallet = getAddress(expected);
+  const wallet = checksumAddress(expected);
   const key = keys.get(wallet);
   if (key && matches(key, digest, signature)) return wallet;
   const publicKey = SigningKey.recoverPublicKey(digest, signature);
