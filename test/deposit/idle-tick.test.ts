@@ -46,6 +46,7 @@ function tick(evidence: number) {
       ctx.transactions++;
       return f.t.app.fork().transactional(work);
     },
+    read: <T>(work: (em: EntityManager) => Promise<T>): Promise<T> => work(f.t.app.fork()),
   };
   return ctx satisfies TickContext;
 }

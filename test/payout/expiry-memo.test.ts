@@ -41,6 +41,7 @@ function tick(evidence: number) {
       ctx.transactions++;
       return t.app.fork().transactional(work);
     },
+    read: <T>(work: (em: EntityManager) => Promise<T>): Promise<T> => work(t.app.fork()),
   };
   return ctx satisfies TickContext;
 }
