@@ -7,7 +7,7 @@
  * the code up; latency must not grow with uptime). A smoke run's figures say nothing: too short. Targets: heap slope ≤ 1 MB/min, longest pause ≤ 100 ms, last/first p99 ≤ 1.5,
  * no 5xx.
  *   npx tsx bench/soak.ts [--minutes 10] [--idle-minutes 3] [--rate 30] [--samples 10] [--reuse]
- *                         [--v8 --max-semi-space-size=32 ...] [--gc-log FILE]
+ *                         [--v8=--max-semi-space-size=32 ...] [--gc-log FILE]
  * `--v8` adds a flag to the service's node (repeatable: comparing GC settings); `--gc-log` writes the
  * run's GC trace lines to FILE.
  */
