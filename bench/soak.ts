@@ -7,7 +7,11 @@
  * the code up; latency must not grow with uptime). A smoke run's figures say nothing: too short. Targets: heap slope ≤ 1 MB/min, longest pause ≤ 100 ms, last/first p99 ≤ 1.5,
  * no 5xx.
  *   npx tsx bench/soak.ts [--minutes 10] [--idle-minutes 3] [--rate 30] [--samples 10] [--reuse]
+ *                         [--v8=--max-semi-space-size=32 ...] [--gc-log FILE]
+ * `--v8` adds a flag to the service's node (repeatable: comparing GC settings); `--gc-log` writes the
+ * run's GC trace lines to FILE.
  */
+import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
@@ -97,6 +101,8 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
       rate: { type: 'string' },
       samples: { type: 'string' },
       reuse: { type: 'boolean' },
+      v8: { type: 'string', multiple: true },
+      'gc-log': { type: 'string' },
     },
   });
   const loadS = Number(values.minutes ?? 10) * 60;
@@ -106,7 +112,7 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
   const { dir, done } = stackDir(values.reuse ?? false, 'bench-soak-');
   const service = await startService(
     { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir, EMBEDDED_PG_PORT: String(await freePort()) },
-    { nodeArgs: ['--trace-gc', '--inspect=127.0.0.1:0'] },
+    { nodeArgs: ['--trace-gc', '--inspect=127.0.0.1:0', ...(values.v8 ?? [])] },
   );
   const inspector = await heapInspector(service.log);
   try {
@@ -176,6 +182,15 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
       .slice(gcBefore)
       .filter((e) => !e.forced);
     const major = gc.filter((e) => e.kind.startsWith('Mark'));
+    if (values['gc-log'])
+      writeFileSync(
+        values['gc-log'],
+        `${service
+          .stdout()
+          .split('\n')
+          .filter((l) => /\d+ ms: /.test(l))
+          .join('\n')}\n`,
+      );
     const heapSlope = slope(heap);
     const longestPause = Math.max(0, ...gc.map((e) => e.pauseMs));
     const longestMajor = Math.max(0, ...major.map((e) => e.pauseMs));

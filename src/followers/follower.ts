@@ -95,6 +95,9 @@ export function createFollower(deps: FollowerDeps) {
       return work(tx);
     });
 
+  /** A read for a consumer's after-tick work: no transaction, no fence. */
+  const read = <T>(work: (em: EntityManager) => Promise<T>) => work(deps.fork());
+
   async function tick(): Promise<TickResult> {
     try {
       return await tickOnce();
@@ -165,7 +168,14 @@ export function createFollower(deps: FollowerDeps) {
       const cursor = reached.get(consumer)!;
       if (cursor.number < head.number) caughtUp = false;
       const evidence = () => evidenceAt(Math.min(finalized, cursor.number), cursor);
-      await consumer.afterTick?.({ head, finalized, cursor, evidence, transaction } satisfies TickContext);
+      await consumer.afterTick?.({
+        head,
+        finalized,
+        cursor,
+        evidence,
+        transaction,
+        read,
+      } satisfies TickContext);
     }
     return { head, finalized, caughtUp, ...(sync.kind === 'reorg' ? { reorg: sync.ancestor } : {}) };
   }

@@ -43,6 +43,12 @@ export interface TickContext {
   evidence(): Promise<BlockHeader | undefined>;
   /** A transaction fenced like the follower's own (refused once this process lost the network). */
   transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T>;
+  /**
+   * Reads outside any transaction, unfenced: one statement where a transaction costs four (begin, the
+   * fence, the read, commit). For deciding whether there is work; what it decides is written, if at
+   * all, in `transaction` (a process that lost the network reads harmlessly and writes nothing).
+   */
+  read<T>(work: (em: EntityManager) => Promise<T>): Promise<T>;
 }
 
 /** A domain module that derives state from one network's chain (sessions, deposits, relays). */

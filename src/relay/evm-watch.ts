@@ -2,6 +2,7 @@ import { LockMode } from '@mikro-orm/core';
 import { keccak256 } from 'ethers';
 import type { EvmClient } from '../chains/evm/index.ts';
 import type { NetworkConfig } from '../chains/networks.ts';
+import { LeadershipLost } from '../followers/leadership.ts';
 import { faultPoint } from '../lib/fault.ts';
 import { broadcastInOrder } from './evm-pipeline.ts';
 import { broadcastStored, currentFees, type Fees, signCall, simulate } from './evm-send.ts';
@@ -35,18 +36,21 @@ interface Receipt {
 export async function watchEvm(relayer: Relayer, network: NetworkConfig, final?: number): Promise<void> {
   const wallet = relayer.wallet(network);
   if (!wallet) return;
-  await kickStale(relayer, network);
   const client = relayer.deps.clients.evm(network);
   const em = relayer.deps.fork();
-  const requests = await em.find(
+  // One read for both: the requests with a nonce to drive (first: nulls sort last) and those waiting
+  // for one, which only a sender can have left stale.
+  const open = await em.find(
     RelayRequest,
     {
       network: network.id,
-      nonce: { $ne: null },
       status: { $in: ['queued', 'submitted', 'mined', 'abandoned'] },
+      $or: [{ nonce: { $ne: null } }, { status: 'queued' }],
     },
     { orderBy: { nonce: 'asc' }, limit: LIMIT },
   );
+  if (maybeStale(open, LIMIT)) await kickStale(relayer, network);
+  const requests = open.filter((r) => r.nonce != null);
   if (requests.length === 0) return;
   const txs = await em.find(
     RelayTransaction,
@@ -89,6 +93,8 @@ export async function watchEvm(relayer: Relayer, network: NetworkConfig, final?:
   try {
     await succeededMany(relayer, succeeded, finalBlock);
   } catch (error) {
+    // A watcher that lost the network stops: the new leader's watcher records what this one saw.
+    if (error instanceof LeadershipLost) throw error;
     relayer.deps.logger.warn('relay watch failed for mined relays; next tick retries', {
       requests: succeeded.length,
       error: (error as Error).message,
@@ -123,6 +129,7 @@ export async function watchEvm(relayer: Relayer, network: NetworkConfig, final?:
       else if (chainNonce > Number(request.nonce)) await nonceTaken(relayer, client, request, mine);
       else await keepGoing(relayer, network, client, request, mine, tuning, { known, wanted, orphans });
     } catch (error) {
+      if (error instanceof LeadershipLost) throw error;
       relayer.deps.logger.warn('relay watch failed for a request; next tick retries', {
         request: request.id,
         error: (error as Error).message,
@@ -223,6 +230,14 @@ async function knownToNode(
   });
   return known;
 }
+
+/**
+ * Whether `kickStale` can find anything among the network's open requests a watcher read (at most
+ * `limit`): a queued request without a nonce, or a read cut short. Without one the tick skips its
+ * UPDATE: only such a request can be stale, and the next tick's read sees any that arrives.
+ */
+export const maybeStale = (open: readonly RelayRequest[], limit: number) =>
+  open.length >= limit || open.some((r) => r.status === 'queued' && r.nonce == null);
 
 /** A queued request untouched this long has lost its job (its worker died holding it): queue it again. */
 const STALE_MS = 30_000;

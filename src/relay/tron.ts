@@ -7,7 +7,7 @@ import { decodeRaw } from '../chains/tron/tx-raw.ts';
 import type { EntityManager } from '../db/orm.ts';
 import { isAppError } from '../errors.ts';
 import { formatUnits } from '../money.ts';
-import { kickStale } from './evm-watch.ts';
+import { kickStale, maybeStale } from './evm-watch.ts';
 import { abandon, deadlineReason, markDone, recordSent, retryLater } from './outcomes.ts';
 import { RelayRequest, RelayTransaction } from './relay.entity.ts';
 import { type Relayer, tuningOf } from './relayer.ts';
@@ -157,7 +157,6 @@ async function broadcastTron(
 
 /** After each tick: mined relays settle, expired ones not on chain are dropped and rebuilt. */
 export async function watchTron(relayer: Relayer, network: NetworkConfig): Promise<void> {
-  await kickStale(relayer, network);
   const em = relayer.deps.fork();
   const tron = relayer.deps.clients.tronClient(network);
   const requests = await em.find(
@@ -165,6 +164,7 @@ export async function watchTron(relayer: Relayer, network: NetworkConfig): Promi
     { network: network.id, status: { $in: ['queued', 'submitted', 'mined'] } },
     { limit: 500 },
   );
+  if (maybeStale(requests, 500)) await kickStale(relayer, network);
   for (const request of requests) {
     const last = await em.findOne(
       RelayTransaction,

@@ -1,4 +1,5 @@
-import type { Consumer, TickContext } from '../../followers/types.ts';
+import type { EntityManager } from '../../db/orm.ts';
+import type { Consumer } from '../../followers/types.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { DepositNetwork } from './deposit.chain.ts';
 import { forgetDeposits, recordDeposits, TRANSFER_TOPIC } from './deposit.scan.ts';
@@ -28,6 +29,22 @@ export const INITIAL_LOOKBACK_BLOCKS = 10_000;
 /** Least time between two sweeps started on a network. */
 export const SWEEP_INTERVAL_MS = 30_000;
 
+/**
+ * Where a settle pass last ran to completion, so a tick does not run it twice at one evidence block
+ * (payout.expire.ts's memo, for a pass that leaves nothing behind: every pending deposit of a block up
+ * to it is credited, every mined sweep up to it finished, or the pass throws). `inTick`: the finalize
+ * event of this tick's block transaction settled there (the follower calls `afterTick` only once that
+ * transaction committed; a block event clears it, so one left by a tick that failed is never trusted).
+ * `doneAt`: an after-tick pass committed there. Nothing can become due at or below an evidence block
+ * that stands still: a deposit or a sweep's mined block is recorded from the stream's logs at a block
+ * above its cursor, which moves the evidence block once it is final; a block event with logs (a deep
+ * reorganisation re-recording blocks below it) or a reorganisation forgets the memo all the same.
+ */
+interface SettleMemo {
+  inTick?: number;
+  doneAt?: number;
+}
+
 export interface DepositConsumerDeps {
   logger: Logger;
   /** First block when the stream has no cursor; default INITIAL_LOOKBACK_BLOCKS behind the head. */
@@ -44,12 +61,12 @@ export function depositConsumer(deps: DepositConsumerDeps, network: DepositNetwo
   const now = deps.now ?? (() => new Date());
   const interval = deps.sweepIntervalMs ?? SWEEP_INTERVAL_MS;
   let lastSweep = 0;
+  const memo: SettleMemo = {};
 
-  const settle = (ctx: Pick<TickContext, 'transaction'>, finalized: number) =>
-    ctx.transaction(async (tx) => {
-      await settleFinalDeposits(tx, network, finalized);
-      await finishSweeps(tx, network, finalized, now());
-    });
+  const settle = async (tx: EntityManager, finalized: number) => {
+    await settleFinalDeposits(tx, network, finalized);
+    await finishSweeps(tx, network, finalized, now());
+  };
 
   return {
     stream: DEPOSITS_STREAM,
@@ -61,22 +78,32 @@ export function depositConsumer(deps: DepositConsumerDeps, network: DepositNetwo
     async handle(tx, event) {
       switch (event.type) {
         case 'block':
+          // New deposits and mined sweeps are written here; whatever a pass settled before is stale.
+          memo.inTick = undefined;
+          if (event.logs.length > 0) memo.doneAt = undefined;
           await recordDeposits(tx, network, event.logs, event.finalized);
           await recordSweeps(tx, network, event.logs);
           return;
         case 'reorg':
+          memo.inTick = memo.doneAt = undefined;
           await forgetSweeps(tx, network, event.ancestor.number);
           await forgetDeposits(tx, network, event.ancestor.number, log);
           return;
         case 'finalize':
-          await settleFinalDeposits(tx, network, event.block);
-          await finishSweeps(tx, network, event.block, now());
+          await settle(tx, event.block);
+          memo.inTick = event.block;
           return;
       }
     },
     async afterTick(ctx) {
       // Finality can move on without a block for this stream (the cursor is at the head already).
-      await settle(ctx, Math.min(ctx.finalized, ctx.cursor.number));
+      const evidence = Math.min(ctx.finalized, ctx.cursor.number);
+      const settled = memo.inTick === evidence || memo.doneAt === evidence;
+      memo.inTick = undefined;
+      if (!settled) {
+        await ctx.transaction((tx) => settle(tx, evidence));
+        memo.doneAt = evidence;
+      }
       if (!deps.canSweep || Date.now() - lastSweep < interval) return;
       lastSweep = Date.now();
       await ctx.transaction((tx) => startSweep(tx, network, now(), log));

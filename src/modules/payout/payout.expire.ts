@@ -65,8 +65,8 @@ export async function expirePayouts(
 ): Promise<void> {
   const evidence = await evidenceBlock(network, ctx);
   if (!evidence || memo.nothingAt === evidence.number) return;
-  const stranded = await ctx.transaction((tx) =>
-    tx.find(
+  const stranded = await ctx.read((em) =>
+    em.find(
       Payout,
       {
         network: network.id,
@@ -125,8 +125,8 @@ async function evidenceBlock(
 
 /** Settles a payout that cannot execute any more: `expired` unsigned, else the relay's last reason. */
 async function fail(deps: ExpireDeps, ctx: TickContext, payout: Payout): Promise<void> {
-  const note = await ctx.transaction(async (tx) => {
-    const [row] = await tx.execute<{ last_error: string | null }[]>(
+  const note = await ctx.read(async (em) => {
+    const [row] = await em.execute<{ last_error: string | null }[]>(
       `select last_error from relay_requests where subject_id = ? or subject_id like ?
         order by id desc limit 1`,
       [payout.id, `${payout.batchId ?? payout.id}#%`],

@@ -2,7 +2,7 @@ import type { Consumer } from '../../followers/types.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { recordPayments } from '../ledger/ledger.ts';
 import { PAYMENT_TOPIC, type SessionNetwork } from './session.chain.ts';
-import { claimPayments, paymentEntries } from './session.match.ts';
+import { claimable, claimPayments, paymentEntries } from './session.match.ts';
 import { completeDue, releasePayments } from './session.settle.ts';
 import { type WatchDeps, watchSessions } from './session.watch.ts';
 
@@ -45,7 +45,10 @@ export function sessionConsumer(deps: SessionConsumerDeps, network: SessionNetwo
     },
     async afterTick(ctx) {
       // A player may report a transaction the ledger already holds: match it without waiting for a block.
-      await ctx.transaction((tx) => claimPayments(tx, network, log));
+      // Looked for with a plain read first: the claim's locks and its transaction only when one is there
+      // (a report that commits after the read is seen by the next tick's).
+      if (await ctx.read((em) => claimable(em, network)))
+        await ctx.transaction((tx) => claimPayments(tx, network, log));
       await watchSessions(deps, network, ctx);
     },
   };

@@ -138,6 +138,15 @@ export async function claimPayments(
   return paid;
 }
 
+/**
+ * Whether any open session of the network has an unclaimed payment that may pay it: the one read a
+ * tick spends when there is nothing to claim (claimPayments locks the open sessions first).
+ */
+export async function claimable(em: EntityManager, network: Pick<SessionNetwork, 'id'>): Promise<boolean> {
+  const [row] = await em.execute<{ any: boolean }[]>(`select exists (${CANDIDATES}) as any`, [network.id]);
+  return row?.any === true;
+}
+
 /** One claim per session and per payment, in the candidates' order of precedence. */
 function matches(network: SessionNetwork, rows: readonly Candidate[], logger: Pick<Logger, 'debug'>) {
   const sessionsDone = new Set<string>();

@@ -36,8 +36,8 @@ export async function watchSessions(
 ): Promise<string[]> {
   const now = deps.now?.() ?? new Date();
   const open = (
-    await ctx.transaction((tx) =>
-      tx.execute<SnapshotRow[]>(
+    await ctx.read((em) =>
+      em.execute<SnapshotRow[]>(
         `select ${SNAPSHOT_COLUMNS} from sessions s
           where s.status in ('pending', 'processing') and s.payment_id is null
             and (s.network = ? or s.network is null)
