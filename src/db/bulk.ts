@@ -2,8 +2,10 @@ import { CompiledQuery } from 'kysely';
 import type { EntityManager } from './orm.ts';
 
 /**
- * The parameters of set-based statements: one JSON document holding every row of a block range (a
- * chunk's ledger rows, history rows, webhook events), read with `json_to_recordset`.
+ * The parameters of set-based statements: every row of a block range (a chunk's ledger rows, history
+ * rows, webhook events) in one parameter, a JSON document read with `json_to_recordset`, or in one
+ * array per column read with `unnest` ({@link columnArrays}: the form for a statement that joins its
+ * rows, as the planner then knows their number).
  *
  * `em.execute()` writes its parameters into the SQL text on the client, and quotes a string one
  * character at a time, building a string of as many pieces: for a document of a few thousand rows (a
@@ -38,6 +40,17 @@ export async function executeBound<T extends object = Record<string, unknown>>(
 }
 
 type Runner = <R>(query: CompiledQuery<R>) => Promise<{ rows: readonly R[] }>;
+
+/**
+ * The columns of `rows` as arrays, in `keys` order: the parameters of a statement reading its rows
+ * with `unnest($1::int[], $2::text[], …)` ({@link executeBound} sends each as a PostgreSQL array). Where
+ * a statement joins its rows to others (or to their own inserts), unnest is the form to use: the
+ * planner sees how many elements each array holds, where it takes any `json_to_recordset` for 100 rows
+ * and may then pick a nested loop that is quadratic in the real count.
+ */
+export function columnArrays<R, K extends keyof R>(rows: readonly R[], keys: readonly K[]): R[K][][] {
+  return keys.map((key) => rows.map((row) => row[key]));
+}
 
 /** A JSON document as an `em.execute()` parameter, read in the SQL as {@link JSON_PARAM}. */
 export const jsonParam = (value: unknown): Buffer => Buffer.from(JSON.stringify(value), 'utf8');

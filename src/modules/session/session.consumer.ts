@@ -30,11 +30,14 @@ export function sessionConsumer(deps: SessionConsumerDeps, network: SessionNetwo
     startBlock: (head) => deps.startBlock ?? Math.max(0, head.number - INITIAL_LOOKBACK_BLOCKS),
     async handle(tx, event) {
       switch (event.type) {
-        case 'block':
-          await recordPayments(tx, network.id, paymentEntries(network, event.logs));
-          await claimPayments(tx, network, log, event.head);
+        case 'block': {
+          const entries = paymentEntries(network, event.logs);
+          await recordPayments(tx, network.id, entries);
+          // The range's own payments; whatever else became claimable is afterTick's pass.
+          await claimPayments(tx, network, log, event.head, entries);
           await completeDue(tx, network, event.head);
           return;
+        }
         case 'reorg':
           await releasePayments(tx, network, event.ancestor.number, log);
           return;

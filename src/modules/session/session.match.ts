@@ -1,5 +1,6 @@
 import type { EvmLog } from '../../chains/evm/index.ts';
 import type { BlockHeader } from '../../chains/types.ts';
+import { executeBound } from '../../db/bulk.ts';
 import { untilApplied } from '../../db/fresh-reads.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import type { Logger } from '../../lib/logger.ts';
@@ -67,11 +68,12 @@ interface Candidate extends SnapshotRow {
 /**
  * Open sessions without a payment, each with the unclaimed ledger rows that may pay it: by
  * `order_ref` first, then by reported transaction (first report first). A payment an operator
- * decided on (src/modules/stray) is theirs: never claimed here.
+ * decided on (src/modules/stray) is theirs: never claimed here. `scope` narrows the open sessions
+ * (see {@link claimPayments}); $1 is the network.
  */
-const CANDIDATES = `
+const candidatesSql = (scope: string) => `
   with open as (
-    select * from sessions s where s.network = ? and s.status in ('pending', 'processing') and s.payment_id is null
+    select * from sessions s where s.network = $1 and s.status in ('pending', 'processing') and s.payment_id is null${scope}
   )
   select * from (
     select 'order_ref' as rule, p.id as payment_id, p.token as payment_token, p.recipient as payment_recipient,
@@ -90,29 +92,49 @@ const CANDIDATES = `
   order by c.rule, c.reported_at nulls last, c.id, c.block_number, c.log_index`;
 
 /**
+ * The open sessions a range's payments may pay by their `order_ref` ($2), and those that reported a
+ * transaction (a range's payment, or one the ledger already holds: a late report is claimed, and
+ * completed at its depth, by the next range as by a whole pass).
+ */
+const IN_RANGE = ' and (s.order_ref = any($2::text[]) or s.reported_tx_hash is not null)';
+const CANDIDATES = candidatesSql('');
+const RANGE_CANDIDATES = candidatesSql(IN_RANGE);
+
+/**
  * Claims every unclaimed payment that pays an open session; returns the sessions now paid. A session a
  * player action moved in between is matched again from a fresh read with the open sessions locked.
  * Given the `head` of the blocks being followed, a payment already at its tier's depth there (a
  * backfill, a follower catching up) also completes its session, in the same write: `payment_found`
  * then `completed`, two steps of the table with their history rows, exactly as `completeDue` would
  * complete it right after.
+ *
+ * Given the ledger rows a block range just `recorded`, only the sessions those may pay and those that
+ * reported a transaction are read (and, on a retry, locked), each with all its unclaimed payments, so
+ * each is decided exactly as by the whole pass: a range of a backfill reads its own sessions, not
+ * every open one. Anything else that became claimable (a session whose amount was set after a payment
+ * carrying its `order_ref` arrived) is the whole pass's, which the consumer runs after every tick.
  */
 export async function claimPayments(
   tx: EntityManager,
   network: SessionNetwork,
   logger: Pick<Logger, 'debug'>,
   head?: Pick<BlockHeader, 'number'>,
+  recorded?: readonly Pick<LedgerEntry, 'orderRef' | 'txHash'>[],
 ): Promise<string[]> {
+  const scope = recorded && [recorded.flatMap((e) => (e.orderRef ? [e.orderRef] : []))];
+  const params = [network.id, ...(scope ?? [])];
   const paid: string[] = [];
   await untilApplied(`payments claimed on ${network.id}`, async ({ fresh }) => {
     if (fresh) {
-      await tx.execute(
-        `select id from sessions where network = ? and status in ('pending', 'processing') and payment_id is null
-           order by id for update`,
-        [network.id],
+      await executeBound(
+        tx,
+        `select id from sessions s where s.network = $1 and s.status in ('pending', 'processing')
+            and s.payment_id is null${scope ? IN_RANGE : ''} order by id for update`,
+        params,
       );
     }
-    const rows = matches(network, await tx.execute<Candidate[]>(CANDIDATES, [network.id]), logger);
+    const candidates = await executeBound<Candidate>(tx, scope ? RANGE_CANDIDATES : CANDIDATES, params);
+    const rows = matches(network, candidates, logger);
     const now = new Date();
     const steps = rows.map(({ change, row }) => {
       const { session } = change;
