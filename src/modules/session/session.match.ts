@@ -165,7 +165,9 @@ export async function claimPayments(
  * tick spends when there is nothing to claim (claimPayments locks the open sessions first).
  */
 export async function claimable(em: EntityManager, network: Pick<SessionNetwork, 'id'>): Promise<boolean> {
-  const [row] = await em.execute<{ any: boolean }[]>(`select exists (${CANDIDATES}) as any`, [network.id]);
+  const [row] = await executeBound<{ any: boolean }>(em, `select exists (${CANDIDATES}) as any`, [
+    network.id,
+  ]);
   return row?.any === true;
 }
 
