@@ -8,9 +8,9 @@ import {
   mine,
   routerPayer,
   type SessionFixture,
-  type StepBody,
   sessionFixture,
   sessionRow,
+  step as stepOf,
   webhooksOf,
 } from './support.ts';
 
@@ -34,15 +34,7 @@ afterAll(async () => {
   await node?.close();
 });
 
-async function step(session: string, action: string, value?: string): Promise<StepBody> {
-  const res = await f.call('/v1/cashier/step', {
-    session,
-    action,
-    ...(value === undefined ? {} : { value }),
-  });
-  if (res.status !== 200) throw new Error(`${action}: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
-}
+const step = (session: string, action: string, value?: string) => stepOf(f, session, action, value);
 
 async function pay(call: { to: string; data: string }): Promise<string> {
   const nonce = Number(BigInt(await f.provider.send('eth_getTransactionCount', [payer.address, 'pending'])));

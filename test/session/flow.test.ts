@@ -9,6 +9,7 @@ import {
   sendWalletAction,
   sessionFixture,
   sessionRow,
+  step as stepOf,
   webhooksOf,
 } from './support.ts';
 
@@ -22,15 +23,7 @@ afterAll(() => f?.close());
 
 const CALLBACK = 'http://127.0.0.1:9/webhook';
 
-async function step(session: string, action: string, value?: string): Promise<StepBody> {
-  const res = await f.call('/v1/cashier/step', {
-    session,
-    action,
-    ...(value === undefined ? {} : { value }),
-  });
-  if (res.status !== 200) throw new Error(`${action}: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
-}
+const step = (session: string, action: string, value?: string) => stepOf(f, session, action, value);
 
 /** From any pre-payment step to `processing`, doing what the response asks; returns the payment tx. */
 async function payThrough(

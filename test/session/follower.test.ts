@@ -9,9 +9,9 @@ import {
   followerOf,
   mine,
   type SessionFixture,
-  type StepBody,
   sessionFixture,
   sessionRow,
+  step as stepOf,
   webhooksOf,
 } from './support.ts';
 
@@ -45,15 +45,7 @@ async function fundedPayer(amount: string): Promise<Wallet> {
   return w;
 }
 
-async function step(session: string, action: string, value?: string): Promise<StepBody> {
-  const res = await f.call('/v1/cashier/step', {
-    session,
-    action,
-    ...(value === undefined ? {} : { value }),
-  });
-  if (res.status !== 200) throw new Error(`${action}: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
-}
+const step = (session: string, action: string, value?: string) => stepOf(f, session, action, value);
 
 const status = async (session: string) => (await f.call('/v1/cashier/status', { session })).body;
 

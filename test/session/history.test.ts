@@ -7,9 +7,9 @@ import {
   followerOf,
   mine,
   type SessionFixture,
-  type StepBody,
   sendWalletAction,
   sessionFixture,
+  step as stepOf,
 } from './support.ts';
 
 /**
@@ -48,11 +48,7 @@ async function historyOf(id: string): Promise<Entry[]> {
   return res.data.session.history;
 }
 
-async function step(session: string, action: string, value?: string): Promise<StepBody> {
-  const res = await f.call('/v1/cashier/step', { session, action, value });
-  if (res.status !== 200) throw new Error(`${action}: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
-}
+const step = (session: string, action: string, value?: string) => stepOf(f, session, action, value);
 
 it('a session driven through its steps and paid has its history in order, with times and causes', async () => {
   const player = f.players[0]!;

@@ -1,7 +1,15 @@
 import { keccak256, toUtf8Bytes, type Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAYMENT_ROUTER } from '../../src/modules/session/session.chain.ts';
-import { followerOf, mine, routerPayer, type SessionFixture, sessionFixture, sessionRow } from './support.ts';
+import {
+  followerOf,
+  mine,
+  routerPayer,
+  type SessionFixture,
+  sessionFixture,
+  sessionRow,
+  step as stepOf,
+} from './support.ts';
 
 /**
  * The sessions stream's after-tick work on a quiet chain opens no transaction: whether a payment is
@@ -28,15 +36,7 @@ function counted() {
   return { follower, seen };
 }
 
-async function step(session: string, action: string, value?: string) {
-  const res = await f.call('/v1/cashier/step', {
-    session,
-    action,
-    ...(value === undefined ? {} : { value }),
-  });
-  if (res.status !== 200) throw new Error(`${action}: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
-}
+const step = (session: string, action: string, value?: string) => stepOf(f, session, action, value);
 
 describe('the sessions stream after a tick', () => {
   it('opens no transaction on a quiet chain, and claims a reported payment the next tick', async () => {

@@ -10,6 +10,7 @@ import {
   type StepBody,
   sessionFixture,
   sessionRow,
+  step as stepOf,
   webhooksOf,
 } from './support.ts';
 
@@ -48,15 +49,7 @@ async function fundedPayer(amount = '1000'): Promise<Wallet> {
   return w;
 }
 
-async function step(session: string, action: string, value?: string): Promise<StepBody> {
-  const res = await f.call('/v1/cashier/step', {
-    session,
-    action,
-    ...(value === undefined ? {} : { value }),
-  });
-  if (res.status !== 200) throw new Error(`${action}: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
-}
+const step = (session: string, action: string, value?: string) => stepOf(f, session, action, value);
 
 /** A session of `amount` USDC at awaiting_payment for `wallet`: its id and the router call to send. */
 async function readyToPay(wallet: Wallet, amount = '5', extra: Record<string, unknown> = {}) {

@@ -282,6 +282,22 @@ export function followerOf(f: SessionFixture, options: FollowerTestOptions = {})
   };
 }
 
+/** `POST /v1/cashier/step` as the merchant; throws unless it answers 200, with the action and the body. */
+export async function step(
+  f: SessionFixture,
+  session: string,
+  action: string,
+  value?: string,
+): Promise<StepBody> {
+  const res = await f.call('/v1/cashier/step', {
+    session,
+    action,
+    ...(value === undefined ? {} : { value }),
+  });
+  if (res.status !== 200) throw new Error(`${action}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
 /** Mines `n` empty blocks. */
 export async function mine(f: SessionFixture, n: number): Promise<void> {
   await f.provider.send('anvil_mine', [`0x${n.toString(16)}`]);
