@@ -57,7 +57,26 @@ export function rpcErrorFrom(value: unknown): RpcError {
   const obj = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
   const code = typeof obj.code === 'number' ? obj.code : -32603;
   const message = typeof obj.message === 'string' ? obj.message : JSON.stringify(value);
-  return new RpcError(code, message, obj.data);
+  return new RpcError(code, printable(message), obj.data);
+}
+
+/**
+ * A node's words as text a database column can hold. Its messages end up in rows (a relay's
+ * `last_error`, the reason it was given up), and PostgreSQL refuses a NUL in text: one node (anvil)
+ * prints a custom error's data as raw bytes ("custom error 0x39c10f90: \u0000\u0000…"), and the
+ * write that records the refusal then fails on every retry, leaving the relay and every later nonce
+ * of its wallet stuck. Control characters but tab and newline are written as `\xNN`.
+ */
+export function printable(text: string): string {
+  let out = '';
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if ((code >= 0x20 && code !== 0x7f) || code === 0x09 || code === 0x0a) continue;
+    out += `${text.slice(from, i)}\\x${code.toString(16).padStart(2, '0')}`;
+    from = i + 1;
+  }
+  return from === 0 ? text : out + text.slice(from);
 }
 
 /** Strips credentials and path (API keys often live there) so a URL can be logged. */
