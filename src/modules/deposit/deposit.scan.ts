@@ -4,7 +4,7 @@ import { executeBound } from '../../db/bulk.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Logger } from '../../lib/logger.ts';
-import { forgetPaymentsAbove } from '../ledger/ledger.ts';
+import { forgetPaymentsAbove, upsertPaymentsSql } from '../ledger/ledger.ts';
 import type { DepositNetwork, DepositToken } from './deposit.chain.ts';
 import {
   announceSettled,
@@ -131,16 +131,10 @@ with r as (
     address text, token text, token_address text, decimals int, amount_raw numeric, fee_raw numeric,
     credited_raw numeric, tx_hash text, log_index int, block_number bigint, block_hash text, payer text,
     status text, version int, credited_at timestamptz)
-), p as (
-  insert into payments (network, tx_hash, log_index, block_number, block_hash, kind, token, payer, recipient,
-                        amount_raw, order_ref, created_at)
-  select $1::text, r.tx_hash, r.log_index, r.block_number, r.block_hash, 'transfer', r.token_address, r.payer,
-         r.address, r.amount_raw, null, now()
-    from r
-  on conflict (network, tx_hash, log_index) do update set block_number = excluded.block_number,
-    block_hash = excluded.block_hash
-  returning id, tx_hash, log_index
-)
+), p as (${upsertPaymentsSql(
+  `(select tx_hash, log_index, block_number, block_hash, 'transfer' as kind, token_address as token, payer,
+           address as recipient, amount_raw, null::text as order_ref from r)`,
+)})
 insert into deposits (id, payment_id, address_id, merchant_id, network, player_id, token, token_address, decimals,
                       amount_raw, fee_raw, credited_raw, tx_hash, log_index, block_number, status, version,
                       credited_at, created_at, updated_at)

@@ -39,20 +39,32 @@ export async function recordPayments(
   }));
   const inserted = await executeBound<{ id: string; tx_hash: string; log_index: number }>(
     em,
-    `insert into payments (network, tx_hash, log_index, block_number, block_hash, kind, token, payer, recipient,
-                           amount_raw, order_ref, created_at)
-     select $1::text, e."txHash", e."logIndex", e."blockNumber", e."blockHash", e.kind, e.token, e.payer, e.recipient,
-            e."amountRaw"::numeric, e."orderRef", now()
+    upsertPaymentsSql(`(select e."txHash" as tx_hash, e."logIndex" as log_index, e."blockNumber" as block_number,
+            e."blockHash" as block_hash, e.kind, e.token, e.payer, e.recipient, e."amountRaw"::numeric as amount_raw,
+            e."orderRef" as order_ref
        from json_to_recordset($2::json) as e("txHash" text, "logIndex" int, "blockNumber" bigint, "blockHash" text,
-            kind text, token text, payer text, recipient text, "amountRaw" text, "orderRef" text)
-     on conflict (network, tx_hash, log_index) do update set block_number = excluded.block_number,
-       block_hash = excluded.block_hash
-     returning id, tx_hash, log_index`,
+            kind text, token text, payer text, recipient text, "amountRaw" text, "orderRef" text))`),
     [network, JSON.stringify(rows)],
   );
   const ids = new Map(inserted.map((r) => [`${r.tx_hash}:${r.log_index}`, Number(r.id)]));
   return entries.map((e) => ids.get(`${e.txHash}:${e.logIndex}`)!);
 }
+
+/**
+ * The ledger's write of the rows of `source` (a subquery with the columns tx_hash, log_index,
+ * block_number, block_hash, kind, token, payer, recipient, amount_raw, order_ref) on network `$1`: a
+ * row read again keeps its id, its block updated. Returns id, tx_hash, log_index of every row. For a
+ * statement that writes ledger rows together with what claims them (deposit.scan.ts).
+ */
+export const upsertPaymentsSql = (source: string) => `
+  insert into payments (network, tx_hash, log_index, block_number, block_hash, kind, token, payer, recipient,
+                        amount_raw, order_ref, created_at)
+  select $1::text, s.tx_hash, s.log_index, s.block_number, s.block_hash, s.kind, s.token, s.payer, s.recipient,
+         s.amount_raw, s.order_ref, now()
+    from ${source} s
+  on conflict (network, tx_hash, log_index) do update set block_number = excluded.block_number,
+    block_hash = excluded.block_hash
+  returning id, tx_hash, log_index`;
 
 /**
  * Deletes the unclaimed rows of blocks above `block` (they left the canonical chain). Claims must be
