@@ -70,6 +70,11 @@ interface Candidate extends SnapshotRow {
  * `order_ref` first, then by reported transaction (first report first). A payment an operator
  * decided on (src/modules/stray) is theirs: never claimed here. `scope` narrows the open sessions
  * (see {@link claimPayments}); $1 is the network.
+ *
+ * A session's payments by `order_ref` are read by that index alone (the fenced lateral subquery): on
+ * a ledger without statistics yet (a first backfill) the planner otherwise combines it with the
+ * network's index, which holds every row, reading the whole ledger's index once per open session
+ * (0.2 s for a range of 1 000 sessions, the largest part of its settlement).
  */
 const candidatesSql = (scope: string) => `
   with open as (
@@ -78,7 +83,8 @@ const candidatesSql = (scope: string) => `
   select * from (
     select 'order_ref' as rule, p.id as payment_id, p.token as payment_token, p.recipient as payment_recipient,
            p.amount_raw::text as payment_amount, p.tx_hash as payment_tx, p.block_number, p.log_index, ${SNAPSHOT_COLUMNS}
-      from open s join payments p on p.order_ref = s.order_ref and p.network = s.network
+      from open s join lateral (select * from payments p where p.order_ref = s.order_ref offset 0) p
+                  on p.network = s.network
      where not exists (select 1 from sessions c where c.payment_id = p.id)
        and not exists (select 1 from payment_resolutions x where x.payment_id = p.id)
     union all
@@ -98,7 +104,8 @@ const candidatesSql = (scope: string) => `
  */
 const IN_RANGE = ' and (s.order_ref = any($2::text[]) or s.reported_tx_hash is not null)';
 const CANDIDATES = candidatesSql('');
-const RANGE_CANDIDATES = candidatesSql(IN_RANGE);
+/** The candidates of a range (exported for the test that reads its plan); $2 the range's order refs. */
+export const RANGE_CANDIDATES = candidatesSql(IN_RANGE);
 
 /**
  * Claims every unclaimed payment that pays an open session; returns the sessions now paid. A session a
