@@ -46,12 +46,13 @@ export const SWEEP_INTERVAL_MS = 30_000;
  * event with logs records something new, and it forgets `next`; another process leading the network
  * meanwhile could too, so a consumer lives only as long as its process leads the network
  * (daemons/chain-followers.ts makes them anew). `tickNext`: what this tick's block transaction found,
- * trusted as `next` once it committed.
+ * trusted as `next` once it committed: the stream's cursor is then `tickTo`, the block it moved to.
  */
 interface SettleMemo {
   inTick?: number;
   doneAt?: number;
   tickNext?: number;
+  tickTo?: string;
   next?: number;
 }
 
@@ -104,6 +105,7 @@ export function depositConsumer(deps: DepositConsumerDeps, network: DepositNetwo
         case 'block':
           // New deposits and mined sweeps are written here; whatever a pass settled before is stale.
           memo.inTick = memo.tickNext = undefined;
+          memo.tickTo = event.to.hash;
           if (event.logs.length > 0) memo.doneAt = memo.next = undefined;
           await recordDeposits(tx, network, event.logs, event.finalized);
           await recordSweeps(tx, network, event.logs);
@@ -122,10 +124,12 @@ export function depositConsumer(deps: DepositConsumerDeps, network: DepositNetwo
     async afterTick(ctx) {
       // Finality can move on without a block for this stream (the cursor is at the head already).
       const evidence = Math.min(ctx.finalized, ctx.cursor.number);
-      // The tick's block transaction committed (afterTick runs only then): what it found stands.
-      if (memo.inTick === evidence && memo.tickNext !== undefined) memo.next = memo.tickNext;
+      // The tick's block transaction committed (afterTick runs only then, the cursor moved where it
+      // went): what it found stands.
+      if (memo.inTick === evidence && memo.tickTo === ctx.cursor.hash && memo.tickNext !== undefined)
+        memo.next = memo.tickNext;
       const settled = memo.inTick === evidence || memo.doneAt === evidence || nothingDue(evidence);
-      memo.inTick = memo.tickNext = undefined;
+      memo.inTick = memo.tickNext = memo.tickTo = undefined;
       if (!settled) {
         memo.next = await ctx.transaction((tx) => settle(tx, evidence));
         memo.doneAt = evidence;
