@@ -113,7 +113,7 @@ export function dueWaker(deps: DueWakerDeps): DueWaker {
       const { due, next_ms } = rows[0]!;
       if (failing) deps.logger.info('worker: due jobs readable again');
       failing = false;
-      if (due > 0 && !stopped) workerPool?.nudge(due);
+      if (due > 0 && !stopped) nudge(due);
       if (next_ms !== null) next = Math.min(next, Date.now() + Math.ceil(next_ms));
     } catch (error) {
       if (!failing) deps.logger.warn('worker: cannot read due jobs; retrying', { error: String(error) });
@@ -123,6 +123,15 @@ export function dueWaker(deps: DueWakerDeps): DueWaker {
     if (hints.length > 0) next = Math.min(next, hints[0]!);
     readAt(next);
   }
+
+  /** Wakes up to `n` idle workers; a pool shutting down (a worker released) is left alone. */
+  const nudge = (n: number) => {
+    try {
+      workerPool?.nudge(n);
+    } catch {
+      // graphile-worker asserts its workers are active: during its own shutdown nothing needs waking.
+    }
+  };
 
   deps.events.on('pool:create', ({ workerPool: created }) => {
     workerPool = created;
