@@ -182,4 +182,14 @@ describe('the deposits stream after a tick', () => {
       );
     expect(await afterTick(at)).toBe(1);
   });
+
+  it("trusts what a block transaction found only once the stream's cursor moved to its block", async () => {
+    const at = (await f.provider.getBlockNumber()) + 300;
+    // A block transaction at at + 1 whose cursor move the tick did not keep (it failed after): the
+    // after-tick pass at `at` sees the cursor below it, so a later pass is not skipped on its word.
+    await blockTransaction(at + 1, { logs: [foreignLog(at + 1)], finalized: at });
+    expect(await afterTick(at)).toBe(0);
+    expect(await afterTick(at + 1)).toBe(1);
+    expect(await afterTick(at + 2)).toBe(0);
+  });
 });
