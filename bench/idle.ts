@@ -8,7 +8,8 @@
  * Targets: embedded ≤ 3 % of a core; production ≤ 1 % of a core per followed network.
  *   npx tsx bench/idle.ts [--settle 15] [--window 60] [--profile DIR] [--reuse] [--statements]
  * `--reuse` keeps the stack's DATA_DIR between runs (smoke runs: a warm start). `--statements` loads
- * pg_stat_statements into the embedded server and prints the embedded window's statements by calls.
+ * pg_stat_statements into the embedded server and prints the embedded window's statements per minute
+ * (all of them, then the busiest). `--profile DIR` writes a CPU profile of each of the two processes.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -53,11 +54,17 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
   const pgPort = await freePort();
   const databaseUrl = embeddedUrl(pgPort, 'gateway');
   const base = { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir };
-  const embedded = await startService({
-    ...base,
-    EMBEDDED_PG_PORT: String(pgPort),
-    ...(values.statements ? { EMBEDDED_PG_STATEMENTS: '1' } : {}),
-  });
+  // `--profile DIR`: a CPU profile of each process, written when it stops (the window is its last minute).
+  const profile = (name: string) =>
+    values.profile ? { nodeArgs: ['--cpu-prof', '--cpu-prof-dir', path.resolve(values.profile, name)] } : {};
+  const embedded = await startService(
+    {
+      ...base,
+      EMBEDDED_PG_PORT: String(pgPort),
+      ...(values.statements ? { EMBEDDED_PG_STATEMENTS: '1' } : {}),
+    },
+    profile('embedded'),
+  );
   let production: Awaited<ReturnType<typeof startService>> | undefined;
   try {
     await sleep(settleS * 1000);
@@ -97,16 +104,12 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
         NETWORKS_FILE: networks.file,
         SECRETS_KEY: readFileSync(path.join(dir, 'secrets.key'), 'utf8').trim(),
       },
-      {
-        ready: '"listening"',
-        // `--profile DIR`: a CPU profile of the production-mode process (written when it stops).
-        ...(values.profile
-          ? { nodeArgs: ['--cpu-prof', '--cpu-prof-dir', path.resolve(values.profile)] }
-          : {}),
-      },
+      { ready: '"listening"', ...profile('production') },
     );
     await sleep(settleS * 1000);
+    if (values.statements) await statements(databaseUrl, 'reset');
     const prod = await measure(production.pid);
+    const bothStatements = values.statements ? await statements(databaseUrl, 'read') : [];
     const perNetwork = prod.cpu / networks.count;
 
     const line = (label: string, value: string) => console.log(`  ${label.padEnd(46)} ${value}`);
@@ -124,8 +127,11 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
     line('  fixture: PostgreSQL (all processes)', `${idle.postgres.toFixed(2)} % of a core`);
     line('  database: transactions committed', `${idle.commitsPerMin.toFixed(0)} /min`);
     for (const [table, n] of idle.writes) line(`    rows written: ${table}`, `${n.toFixed(0)} /min`);
-    if (perStatement.length) console.log('    statements (pg_stat_statements), busiest first:');
-    for (const r of perStatement) console.log(`      ${r.calls.padStart(6)} /min  ${r.query}`);
+    if (perStatement.length) {
+      const total = perStatement.reduce((sum, r) => sum + Number(r.calls), 0);
+      line('  database: statements (pg_stat_statements)', `${total.toFixed(0)} /min, busiest first:`);
+    }
+    for (const r of perStatement.slice(0, 30)) console.log(`      ${r.calls.padStart(6)} /min  ${r.query}`);
     line(`production mode: ${networks.count} networks, default poll`, `${prod.cpu.toFixed(2)} % of a core`);
     line('  per followed network', `${perNetwork.toFixed(2)} % of a core   (target ≤ 1 %)`);
     // Both services commit to the one database in this window: the production one's share is the rise.
@@ -133,6 +139,13 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
       '  database: transactions committed (both)',
       `${prod.commitsPerMin.toFixed(0)} /min (embedded alone: ${idle.commitsPerMin.toFixed(0)})`,
     );
+    if (bothStatements.length) {
+      const total = (rows: typeof bothStatements) => rows.reduce((sum, r) => sum + Number(r.calls), 0);
+      line(
+        '  database: statements (both)',
+        `${total(bothStatements).toFixed(0)} /min (embedded alone: ${total(perStatement).toFixed(0)})`,
+      );
+    }
     return [
       figure('idle CPU, embedded stack (API process)', idle.cpu, '% core', {
         target: { of: 'value', op: '≤', bound: 3 },
@@ -171,7 +184,7 @@ async function statements(url: string, what: 'reset' | 'read'): Promise<{ calls:
               left(regexp_replace(s.query, '\\s+', ' ', 'g'), 90) as query
          from pg_stat_statements s, pg_stat_statements_info i
         where s.dbid = (select oid from pg_database where datname = current_database())
-        order by s.calls desc limit 20`,
+        order by s.calls desc`,
     );
     return rows;
   } finally {

@@ -5,7 +5,7 @@ import type { App } from '../src/app.ts';
 import type { NetworkConfig } from '../src/chains/networks.ts';
 import { isAppError } from '../src/errors.ts';
 import { evmSource } from '../src/followers/evm-source.ts';
-import { createFollower } from '../src/followers/follower.ts';
+import { createFollower, type Follower } from '../src/followers/follower.ts';
 import { Leadership, LeadershipLost } from '../src/followers/leadership.ts';
 import { claimFollowing } from '../src/followers/store.ts';
 import { tronSource } from '../src/followers/tron-source.ts';
@@ -60,35 +60,46 @@ export function startChainFollowers(app: App, options: FollowerOptions = {}): Ch
 
   const pause = (ms: number) => sleep(ms, undefined, { signal: abort.signal }).catch(() => {});
 
-  async function follow(network: NetworkConfig, consumers: Consumer[]): Promise<void> {
+  async function follow(network: NetworkConfig): Promise<void> {
     const log = app.logger.child({ follower: network.id, owner });
-    const follower = createFollower({
-      network,
-      source: sourceOf(app, network),
-      consumers,
-      fork: () => app.fork(),
-      fence: (tx) => leadership.fence(tx, network.id),
-      logger: app.logger,
+    // A follower and its consumers are made anew each time this process (re)gains the network, as a
+    // process that starts does: whatever they remember between ticks (what a pass found left to do,
+    // cursors, the window) holds only while nobody else wrote the network's rows, which another
+    // leader may have done meanwhile. Lost leadership is seen by a transaction's fence, by a tick's
+    // LeadershipLost, or by the lock connection dropping (its locks may be gone and taken over before
+    // this process takes them again).
+    let follower: Follower | undefined;
+    const forget = leadership.whenLost(() => {
+      follower = undefined;
     });
-    let leading = false;
+    const lead = () =>
+      createFollower({
+        network,
+        source: sourceOf(app, network),
+        consumers: consumersOf(app, network, options),
+        fork: () => app.fork(),
+        fence: (tx) => leadership.fence(tx, network.id),
+        logger: app.logger,
+      });
     while (!abort.signal.aborted) {
       try {
         if (!(await leadership.tryLead(network.id))) {
-          leading = false;
+          follower = undefined;
           await pause(options.standbyRetryMs ?? STANDBY_RETRY_MS);
           continue;
         }
-        if (!leading) {
-          leading = true;
+        let current = follower;
+        if (!current) {
+          current = follower = lead();
           await claimFollowing(app.fork(), network.id, owner);
           log.info('following network');
         }
-        const result = await follower.tick();
+        const result = await current.tick();
         if (result.caughtUp) await pause(network.pollIntervalMs);
       } catch (error) {
         if (abort.signal.aborted) break;
         if (error instanceof LeadershipLost) {
-          leading = false;
+          follower = undefined;
           log.warn('no longer leads the network; standing by');
           await leadership.resign(network.id);
           await pause(options.standbyRetryMs ?? STANDBY_RETRY_MS);
@@ -101,9 +112,10 @@ export function startChainFollowers(app: App, options: FollowerOptions = {}): Ch
         await pause(RETRY_DELAY_MS);
       }
     }
+    forget();
   }
 
-  const loops = followed.map((f) => follow(f.network, f.consumers));
+  const loops = followed.map((f) => follow(f.network));
   return {
     leadership,
     networks: followed.map((f) => f.network.id),

@@ -1,4 +1,5 @@
-import { parseCronItems, type Runner, run, type TaskList } from 'graphile-worker';
+import { EventEmitter } from 'node:events';
+import { parseCronItems, type Runner, run, type TaskList, type WorkerEvents } from 'graphile-worker';
 import pg from 'pg';
 import {
   type ChainFollowers,
@@ -7,10 +8,15 @@ import {
 } from '../../daemons/chain-followers.ts';
 import { crontab, makeTaskList, startCompanions } from '../../daemons/index.ts';
 import type { App } from '../app.ts';
+import { dueWaker } from './due.ts';
 import { graphileLogger } from './log.ts';
 
-/** How often an idle graphile-worker worker looks for a job that became due (graphile's default). */
-export const WORKER_POLL_INTERVAL_MS = 2_000;
+/**
+ * How often an idle graphile-worker worker looks for a job by itself. Jobs to run now arrive by
+ * LISTEN/NOTIFY and jobs that become due later are woken by due.ts, so this poll only finds what
+ * neither sees: a job whose worker was killed, once graphile-worker's 4 h lock on it expired.
+ */
+export const WORKER_POLL_INTERVAL_MS = 300_000;
 
 /** A running worker; `stop` lets running jobs finish, then closes the worker's connections. */
 export interface Worker {
@@ -39,27 +45,38 @@ export async function startWorker(
   pool.on('error', lost);
   // A connection dropped while a job holds it errors on the client itself, not on the pool.
   pool.on('connect', (client) => client.on('error', lost));
+  const taskList = options.taskList ?? makeTaskList(app);
+  const events = new EventEmitter() as WorkerEvents;
+  const due = dueWaker({
+    pool,
+    events,
+    tasks: Object.keys(taskList),
+    concurrency: app.config.workerConcurrency,
+    logger: app.logger,
+  });
   const runner = await run({
     pgPool: pool,
     concurrency: app.config.workerConcurrency,
     noHandleSignals: true,
-    // Each idle worker of the pool polls on its own (8 queries a second at 1 s, a quarter of an idle
-    // stack's commits): new jobs arrive by LISTEN/NOTIFY at once, so the poll only finds jobs that
-    // became due later (retries and backoffs of 2 s and more), at most this much after their time.
+    events,
+    // Each idle worker of the pool polls on its own (at graphile's 2 s default, 240 queries a minute at
+    // concurrency 8, a sixth of an idle stack's statements): the due-job waker reads once for all.
     pollInterval: WORKER_POLL_INTERVAL_MS,
     logger: graphileLogger(app.logger),
-    taskList: options.taskList ?? makeTaskList(app),
+    taskList,
     parsedCronItems: parseCronItems(crontab),
     // Completions and failures go through a batcher that `stop` flushes: unbatched, a job finishing
     // as the worker stops could be left locked (re-run in 4 hours, or never: a pump whose key moved
     // to a newer job has used up its attempts).
     preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
   });
+  due.start();
   // The modules' companions run with the whole task list (a worker given its own tasks runs just those).
   let stopCompanions: (() => Promise<void>) | undefined;
   try {
     if (!options.taskList) stopCompanions = await startCompanions(app);
   } catch (error) {
+    await due.stop();
     await runner.stop();
     await pool.end();
     throw error;
@@ -78,6 +95,7 @@ export async function startWorker(
     async stop() {
       await stopCompanions?.();
       await followers?.stop();
+      await due.stop();
       await runner.stop();
       // Webhook attempts a run left to slow receivers are recorded before the database goes away.
       await app.services.webhooks.close();

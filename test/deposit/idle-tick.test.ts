@@ -5,9 +5,10 @@ import type { Consumer, TickContext } from '../../src/followers/types.ts';
 import { type Body, type DepositFixture, depositFixture, depositFollower } from './support.ts';
 
 /**
- * The deposits stream's after-tick settle pass costs nothing when it has nothing to do: not when the
- * tick's own block transaction settled at the evidence block, not again at an evidence block where it
- * already ran. Work that arrives after such a pass is still done: a deposit whose block finality
+ * The deposits stream's settle pass costs nothing when it has nothing to do: not when the tick's own
+ * block transaction settled at the evidence block, not again at an evidence block where it already
+ * ran, and not at all while nothing waits to settle (a chain mining empty blocks moves the evidence
+ * block every tick). Work that arrives after such a pass is still done: a deposit whose block finality
  * reaches without a block for the stream, a sweep mined at the next evidence block, anything a block
  * with logs brings.
  */
@@ -58,13 +59,40 @@ async function afterTick(evidence: number): Promise<number> {
   return ctx.transactions;
 }
 
-/** What the follower's block transaction does for the stream: a block event, then finality. */
-const blockTransaction = (to: number, logs: Body[] = []) =>
-  f.t.app.fork().transactional(async (tx) => {
+/**
+ * What the follower's block transaction does for the stream: a block event, then finality (at `to`
+ * unless told); `inside` runs in it first (what a handler of the block's logs would write). Answers
+ * how many statements the stream's handler ran.
+ */
+async function blockTransaction(
+  to: number,
+  options: { logs?: Body[]; finalized?: number; inside?: (tx: EntityManager) => Promise<unknown> } = {},
+): Promise<number> {
+  const finalized = options.finalized ?? to;
+  return f.t.app.fork().transactional(async (tx) => {
+    await options.inside?.(tx);
+    let statements = 0;
+    const counted = new Proxy(tx, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (key === 'execute' || key === 'find' || key === 'findOne') statements++;
+          return value.apply(target, args);
+        };
+      },
+    });
     const head = header(to);
-    await consumer.handle(tx, { type: 'block', from: to, to: head, logs, head, finalized: to });
-    await consumer.handle(tx, { type: 'finalize', block: to });
+    const logs = options.logs ?? [];
+    await consumer.handle(counted, { type: 'block', from: to, to: head, logs, head, finalized });
+    await consumer.handle(counted, { type: 'finalize', block: finalized });
+    return statements;
   });
+}
+
+/** A log of none of the stream's contracts: a block with logs, whatever they are. */
+const foreignLog = (blockNumber: number) =>
+  ({ address: `0x${'9'.repeat(40)}`, topics: [], data: '0x', blockNumber }) as unknown as Body;
 
 const depositStatus = async (playerId: string) =>
   (
@@ -77,15 +105,19 @@ const depositStatus = async (playerId: string) =>
   )[0];
 
 describe('the deposits stream after a tick', () => {
-  it('skips the pass the block transaction already ran, and a second one at the same evidence block', async () => {
+  it('skips the pass the block transaction already ran, and any pass while nothing waits to settle', async () => {
     await follower.tick();
     const at = await f.provider.getBlockNumber();
-    await blockTransaction(at);
+    // A block with logs: the block transaction's pass runs (and finds nothing left to settle).
+    expect(await blockTransaction(at, { logs: [foreignLog(at)] })).toBeGreaterThan(0);
     expect(await afterTick(at)).toBe(0);
-    // Finality moved without a block for the stream: one pass, then none at that block again.
-    expect(await afterTick(at + 1)).toBe(1);
+    // Finality moved without a block for the stream: nothing waits, so no pass (one each before).
     expect(await afterTick(at + 1)).toBe(0);
-    expect(await afterTick(at + 2)).toBe(1);
+    expect(await afterTick(at + 2)).toBe(0);
+    // Blocks with no logs: their finality runs no statement (the settle pass's three before).
+    expect(await blockTransaction(at + 3)).toBe(0);
+    expect(await blockTransaction(at + 4)).toBe(0);
+    expect(await afterTick(at + 4)).toBe(0);
   });
 
   it('credits a deposit whose block becomes final after an empty pass, without a block for the stream', async () => {
@@ -96,8 +128,8 @@ describe('the deposits stream after a tick', () => {
     const pending = await depositStatus('late-final');
     expect(pending?.status).toBe('pending');
     const block = Number(pending!.block_number);
-    // A pass below the deposit's block finds nothing to settle.
-    expect(await afterTick(block - 1)).toBe(1);
+    // Below the deposit's block nothing is due: no pass (the tick's own found the deposit waiting).
+    expect(await afterTick(block - 1)).toBe(0);
     expect((await depositStatus('late-final'))?.status).toBe('pending');
     // Finality reaches the deposit's block: the pass runs and credits it.
     expect(await afterTick(block)).toBe(1);
@@ -106,12 +138,18 @@ describe('the deposits stream after a tick', () => {
 
   it('finishes a sweep mined after an empty pass once its block is final', async () => {
     const at = (await f.provider.getBlockNumber()) + 100;
-    expect(await afterTick(at)).toBe(1);
-    await f.t.app.fork().execute(
-      `insert into sweeps (id, network, status, items, tx_hash, mined_block, outcomes, created_at, updated_at)
-         values ('sw_idle_tick', ?, 'mined', 0, ?, ?, '[]'::jsonb, now(), now())`,
-      [f.network, `0x${'ab'.repeat(32)}`, at + 1],
-    );
+    expect(await afterTick(at)).toBe(0);
+    // The sweep's log comes in a block at at + 1, not final yet: its handler records it mined.
+    await blockTransaction(at + 1, {
+      logs: [foreignLog(at + 1)],
+      finalized: at,
+      inside: (tx) =>
+        tx.execute(
+          `insert into sweeps (id, network, status, items, tx_hash, mined_block, outcomes, created_at, updated_at)
+             values ('sw_idle_tick', ?, 'mined', 0, ?, ?, '[]'::jsonb, now(), now())`,
+          [f.network, `0x${'ab'.repeat(32)}`, at + 1],
+        ),
+    });
     expect(await afterTick(at)).toBe(0);
     expect(await afterTick(at + 1)).toBe(1);
     const [sweep] = await f.t.app
@@ -122,17 +160,15 @@ describe('the deposits stream after a tick', () => {
 
   it('runs the pass again at the same evidence block after a block with logs or a reorganisation', async () => {
     const at = (await f.provider.getBlockNumber()) + 200;
-    expect(await afterTick(at)).toBe(1);
     expect(await afterTick(at)).toBe(0);
     // A block with logs (here none of the stream's: what it records is not looked at) at another height.
-    const log = { address: `0x${'9'.repeat(40)}`, topics: [], data: '0x', blockNumber: at + 5 };
     await f.t.app.fork().transactional(async (tx) => {
       const head = header(at + 5);
       await consumer.handle(tx, {
         type: 'block',
         from: at + 5,
         to: head,
-        logs: [log] as Body[],
+        logs: [foreignLog(at + 5)],
         head,
         finalized: at,
       });
@@ -145,5 +181,15 @@ describe('the deposits stream after a tick', () => {
         consumer.handle(tx, { type: 'reorg', ancestor: header(at - 1), head: header(at) }),
       );
     expect(await afterTick(at)).toBe(1);
+  });
+
+  it("trusts what a block transaction found only once the stream's cursor moved to its block", async () => {
+    const at = (await f.provider.getBlockNumber()) + 300;
+    // A block transaction at at + 1 whose cursor move the tick did not keep (it failed after): the
+    // after-tick pass at `at` sees the cursor below it, so a later pass is not skipped on its word.
+    await blockTransaction(at + 1, { logs: [foreignLog(at + 1)], finalized: at });
+    expect(await afterTick(at)).toBe(0);
+    expect(await afterTick(at + 1)).toBe(1);
+    expect(await afterTick(at + 2)).toBe(0);
   });
 });

@@ -119,3 +119,29 @@ it('a stopped leader hands the network over at once', async () => {
   for (let i = 0; i < 50 && !standby.followers?.leadership.leading.has('eth'); i++) await sleep(100);
   expect(standby.followers?.leadership.leading.has('eth')).toBe(true);
 });
+
+it('a leader whose lock connection dropped takes the network anew when it leads again', async () => {
+  // Another process may have led the network meanwhile: whatever the follower and its consumers
+  // remembered between ticks (what a pass found left to settle) is made anew, as at a start, and
+  // the process records that it follows the network again.
+  for (const w of workers.splice(0)) await w.stop();
+  const leader = await worker();
+  for (let i = 0; i < 50 && !leader.followers?.leadership.leading.has('eth'); i++) await sleep(100);
+  expect(leader.followers?.leadership.leading.has('eth')).toBe(true);
+  const since = async () =>
+    (
+      await f.t.app
+        .fork()
+        .execute<{ since: string }[]>(
+          `select since::text as since from chain_followers where network = 'eth'`,
+        )
+    )[0]!.since;
+  const before = await since();
+  await f.t.app.fork().execute(
+    `select pg_terminate_backend(pid) from pg_locks where locktype = 'advisory' and granted
+        and database = (select oid from pg_database where datname = current_database())`,
+  );
+  for (let i = 0; i < 100 && (await since()) === before; i++) await sleep(100);
+  expect(await since()).not.toBe(before);
+  expect(leader.followers?.leadership.leading.has('eth')).toBe(true);
+});

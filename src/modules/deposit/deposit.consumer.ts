@@ -39,10 +39,31 @@ export const SWEEP_INTERVAL_MS = 30_000;
  * that stands still: a deposit or a sweep's mined block is recorded from the stream's logs at a block
  * above its cursor, which moves the evidence block once it is final; a block event with logs (a deep
  * reorganisation re-recording blocks below it) or a reorganisation forgets the memo all the same.
+ *
+ * `next`: the lowest block of anything a pass would settle later (a pending deposit, a mined sweep;
+ * Infinity: nothing), as a committed pass left it: no pass is needed while the evidence block stays
+ * below it, however far it moves (a chain mining empty blocks moves it every tick). Only a block
+ * event with logs records something new, and it forgets `next`; another process leading the network
+ * meanwhile could too, so a consumer lives only as long as its process leads the network
+ * (daemons/chain-followers.ts makes them anew). `tickNext`: what this tick's block transaction found,
+ * trusted as `next` once it committed: the stream's cursor is then `tickTo`, the block it moved to.
  */
 interface SettleMemo {
   inTick?: number;
   doneAt?: number;
+  tickNext?: number;
+  tickTo?: string;
+  next?: number;
+}
+
+/** The lowest block at which a pending deposit or a mined sweep waits to settle; Infinity: none. */
+async function nextToSettle(em: EntityManager, network: DepositNetwork): Promise<number> {
+  const [row] = await em.execute<{ next: string | null }[]>(
+    `select least((select min(block_number) from deposits where network = ? and status = 'pending'),
+                  (select min(mined_block) from sweeps where network = ? and status = 'mined'))::text as next`,
+    [network.id, network.id],
+  );
+  return row?.next == null ? Number.POSITIVE_INFINITY : Number(row.next);
 }
 
 export interface DepositConsumerDeps {
@@ -63,10 +84,14 @@ export function depositConsumer(deps: DepositConsumerDeps, network: DepositNetwo
   let lastSweep = 0;
   const memo: SettleMemo = {};
 
+  /** Settles what is final at `finalized`; answers where the next thing to settle is. */
   const settle = async (tx: EntityManager, finalized: number) => {
     await settleFinalDeposits(tx, network, finalized);
     await finishSweeps(tx, network, finalized, now());
+    return nextToSettle(tx, network);
   };
+  /** Nothing can be due at `evidence`: a committed pass found nothing at or below it. */
+  const nothingDue = (evidence: number) => memo.next !== undefined && evidence < memo.next;
 
   return {
     stream: DEPOSITS_STREAM,
@@ -79,18 +104,19 @@ export function depositConsumer(deps: DepositConsumerDeps, network: DepositNetwo
       switch (event.type) {
         case 'block':
           // New deposits and mined sweeps are written here; whatever a pass settled before is stale.
-          memo.inTick = undefined;
-          if (event.logs.length > 0) memo.doneAt = undefined;
+          memo.inTick = memo.tickNext = undefined;
+          memo.tickTo = event.to.hash;
+          if (event.logs.length > 0) memo.doneAt = memo.next = undefined;
           await recordDeposits(tx, network, event.logs, event.finalized);
           await recordSweeps(tx, network, event.logs);
           return;
         case 'reorg':
-          memo.inTick = memo.doneAt = undefined;
+          memo.inTick = memo.doneAt = memo.next = memo.tickNext = undefined;
           await forgetSweeps(tx, network, event.ancestor.number);
           await forgetDeposits(tx, network, event.ancestor.number, log);
           return;
         case 'finalize':
-          await settle(tx, event.block);
+          memo.tickNext = nothingDue(event.block) ? memo.next : await settle(tx, event.block);
           memo.inTick = event.block;
           return;
       }
@@ -98,10 +124,14 @@ export function depositConsumer(deps: DepositConsumerDeps, network: DepositNetwo
     async afterTick(ctx) {
       // Finality can move on without a block for this stream (the cursor is at the head already).
       const evidence = Math.min(ctx.finalized, ctx.cursor.number);
-      const settled = memo.inTick === evidence || memo.doneAt === evidence;
-      memo.inTick = undefined;
+      // The tick's block transaction committed (afterTick runs only then, the cursor moved where it
+      // went): what it found stands.
+      if (memo.inTick === evidence && memo.tickTo === ctx.cursor.hash && memo.tickNext !== undefined)
+        memo.next = memo.tickNext;
+      const settled = memo.inTick === evidence || memo.doneAt === evidence || nothingDue(evidence);
+      memo.inTick = memo.tickNext = memo.tickTo = undefined;
       if (!settled) {
-        await ctx.transaction((tx) => settle(tx, evidence));
+        memo.next = await ctx.transaction((tx) => settle(tx, evidence));
         memo.doneAt = evidence;
       }
       if (!deps.canSweep || Date.now() - lastSweep < interval) return;

@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EvmLog } from '../../src/chains/evm/index.ts';
+import type { NetworkConfig } from '../../src/chains/networks.ts';
+import type { EntityManager } from '../../src/db/orm.ts';
+import type { TickContext } from '../../src/followers/types.ts';
+import { createLogger } from '../../src/lib/logger.ts';
+import { batchConsumer } from '../../src/modules/batch/batch.consumer.ts';
+import type { PayoutChains } from '../../src/modules/payout/payout.chain.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
+
+/**
+ * The batches stream runs nothing for a block with no logs while no executed item waits for its
+ * depth: only a log records an execution. Once one is recorded, or after a reorganisation, blocks
+ * complete items again (batch-confirm.test.ts: items executed, then completed by the blocks after).
+ */
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t?.close());
+
+const network = { id: 'eth', kind: 'evm', confirmations: [] } as unknown as NetworkConfig;
+const header = (number: number) => ({
+  number,
+  hash: `0x${number.toString(16).padStart(64, '0')}`,
+  parentHash: `0x${'0'.repeat(64)}`,
+  timestamp: 1_000 + number,
+});
+const consumer = batchConsumer(
+  { chains: {} as PayoutChains, logger: createLogger('error') },
+  network,
+  `0x${'7'.repeat(40)}`,
+);
+
+/** The follower's block transaction for the stream at `to`; how many statements the handler ran. */
+async function block(to: number, logs: EvmLog[] = []): Promise<number> {
+  return t.app.fork().transactional(async (tx) => {
+    let statements = 0;
+    const counted = new Proxy(tx, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (key === 'execute' || key === 'find' || key === 'findOne') statements++;
+          return value.apply(target, args);
+        };
+      },
+    });
+    const head = header(to);
+    await consumer.handle(counted, { type: 'block', from: to, to: head, logs, head, finalized: to - 5 });
+    await consumer.handle(counted, { type: 'finalize', block: to - 5 });
+    return statements;
+  });
+}
+
+/** The after-tick pass with the stream's cursor at `at` (as the follower calls it once committed). */
+const afterTick = (at: number) =>
+  consumer.afterTick!({
+    head: header(at),
+    finalized: at - 5,
+    cursor: header(at),
+    evidence: async () => header(at - 5),
+    transaction: <T>(work: (tx: EntityManager) => Promise<T>) => t.app.fork().transactional(work),
+    read: <T>(work: (em: EntityManager) => Promise<T>) => work(t.app.fork()),
+  } satisfies TickContext);
+
+const foreignLog = (blockNumber: number) =>
+  ({ address: `0x${'9'.repeat(40)}`, topics: [], data: '0x', blockNumber }) as unknown as EvmLog;
+
+describe('the batches stream on blocks with no logs', () => {
+  it('completes nothing while no executed item waits, and looks again after logs or a reorganisation', async () => {
+    // Not known yet: the block's pass runs and finds nothing waiting.
+    expect(await block(100)).toBeGreaterThan(0);
+    await afterTick(100);
+    // Known now: empty blocks run nothing (a completion query each before).
+    expect(await block(101)).toBe(0);
+    await afterTick(101);
+    expect(await block(102)).toBe(0);
+    await afterTick(102);
+    // A block with logs may record an execution: it looks again.
+    expect(await block(103, [foreignLog(103)])).toBeGreaterThan(0);
+    await afterTick(103);
+    expect(await block(104)).toBe(0);
+    await afterTick(104);
+    // A reorganisation forgets what the stream knew.
+    await t.app
+      .fork()
+      .transactional((tx) =>
+        consumer.handle(tx, { type: 'reorg', ancestor: header(102), head: header(104) }),
+      );
+    expect(await block(103)).toBeGreaterThan(0);
+  });
+
+  it("trusts what a block transaction found only once the stream's cursor moved there", async () => {
+    await afterTick(110); // a tick with nothing for the stream
+    expect(await block(111, [foreignLog(111)])).toBeGreaterThan(0);
+    // That transaction did not commit (the tick failed): the cursor is still below it.
+    await afterTick(110);
+    expect(await block(111)).toBeGreaterThan(0);
+  });
+});
