@@ -65,6 +65,25 @@ export async function sendEvm(relayer: Relayer, network: NetworkConfig, id: numb
   if (request.status === 'abandoned') return;
   // Its own request may be another sender's already (that send is its); whatever else this claim took
   // is this job's to send now: left claimed and unsent, it would wait for the claim to run out.
+  // One send of the wallet at a time in this process: the jobs that arrive while one is on its way wait
+  // for it, and the first of them then takes everything queued meanwhile, signed at nonces no other send
+  // of this process is about to take (two at once would both sign, and one sign again under the lock).
+  const leave = await enterLane(relayer, network.id);
+  try {
+    await claimAndSend(relayer, network, wallet, client, em, id);
+  } finally {
+    leave();
+  }
+}
+
+async function claimAndSend(
+  relayer: Relayer,
+  network: NetworkConfig,
+  wallet: Wallet,
+  client: EvmClient,
+  em: EntityManager,
+  id: number,
+): Promise<void> {
   const claimed = await claim(relayer, em, network, id);
   if (claimed.length === 0) return;
   let failed = true;
@@ -88,6 +107,34 @@ export async function sendEvm(relayer: Relayer, network: NetworkConfig, id: numb
         [`{${claimed.join(',')}}`, id],
       );
   }
+}
+
+/** A send waits this long at most for the one before it (a send stuck on its node holds no one up for long). */
+const LANE_WAIT_MS = CLAIM_SECONDS * 1000;
+/** Each sender session's (process's) lanes, one per network; the tail is the last send to enter. */
+const lanes = new WeakMap<object, Map<string, Promise<void>>>();
+
+/** Waits for this process's send of the network before this one (or LANE_WAIT_MS); returns the way out. */
+async function enterLane(relayer: Relayer, networkId: string): Promise<() => void> {
+  let mine = lanes.get(relayer.session);
+  if (!mine) {
+    mine = new Map();
+    lanes.set(relayer.session, mine);
+  }
+  const before = mine.get(networkId) ?? Promise.resolve();
+  let leave!: () => void;
+  const done = new Promise<void>((resolve) => {
+    leave = resolve;
+  });
+  const tail = before.then(() => done);
+  mine.set(networkId, tail);
+  void tail.then(() => {
+    if (mine.get(networkId) === tail) mine.delete(networkId);
+  });
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([before, new Promise((resolve) => (timer = setTimeout(resolve, LANE_WAIT_MS)))]);
+  clearTimeout(timer);
+  return leave;
 }
 
 /**
@@ -129,21 +176,38 @@ async function sendClaimed(
 ): Promise<void> {
   const em = relayer.deps.fork();
   const requests = await em.find(RelayRequest, { id: { $in: ids } }, { orderBy: { id: 'asc' } });
-  const wanted = await relayer.checkMany(requests);
-  const live: RelayRequest[] = [];
-  for (const [i, request] of requests.entries()) {
-    if (wanted[i] === 'done') await markDone(relayer, request.id);
-    else if (request.deadline && Date.now() / 1000 > request.deadline)
-      await abandon(relayer, request.id, deadlineReason(request.lastError));
-    else live.push(request);
-  }
-  const sims = await simulateMany(
-    client,
-    live.map((r) => ({ from: wallet.address, to: r.to, data: r.data })),
-  );
+  const expired = (r: RelayRequest) => Boolean(r.deadline && Date.now() / 1000 > r.deadline);
+  const current = requests.filter((r) => !expired(r));
+  // Everything the send needs to know, asked side by side (one wait, not one per question): whether
+  // each request is still wanted, its simulation (of those within their deadline), the fees, the
+  // wallet's balance and pending count, and the nonce its row will most likely give. A simulation of a
+  // request that turns out done is simply not used.
+  const [wanted, sims, fees, balance, pending, [row]] = await Promise.all([
+    relayer.checkMany(requests),
+    simulateMany(
+      client,
+      current.map((r) => ({ from: wallet.address, to: r.to, data: r.data })),
+    ),
+    currentFees(client),
+    client.getNativeBalance(wallet.address),
+    client.transport.request<string>('eth_getTransactionCount', [wallet.address, 'pending']),
+    em.execute<{ next_nonce: string }[]>(
+      'select next_nonce from relayer_wallets where network = ? and address = ?',
+      [network.id, wallet.address],
+    ),
+  ]);
+  const simOf = new Map(current.map((r, i) => [r.id, sims[i]!]));
   const sendable: { request: RelayRequest; gasLimit: bigint }[] = [];
-  for (const [i, request] of live.entries()) {
-    const sim = sims[i]!;
+  for (const [i, request] of requests.entries()) {
+    if (wanted[i] === 'done') {
+      await markDone(relayer, request.id);
+      continue;
+    }
+    const sim = simOf.get(request.id);
+    if (!sim) {
+      await abandon(relayer, request.id, deadlineReason(request.lastError));
+      continue;
+    }
     if (sim.ok) {
       sendable.push({ request, gasLimit: (sim.gas * (100n + GAS_MARGIN_PERCENT)) / 100n });
       continue;
@@ -155,11 +219,6 @@ async function sendClaimed(
     else await retryLater(relayer, request.id, decision.reason);
   }
   if (sendable.length === 0) return;
-  const [fees, balance, pending] = await Promise.all([
-    currentFees(client),
-    client.getNativeBalance(wallet.address),
-    client.transport.request<string>('eth_getTransactionCount', [wallet.address, 'pending']),
-  ]);
   // As many as the wallet can pay gas for, oldest first; the rest wait for it to be funded.
   let cost = 0n;
   const affordable = sendable.filter((s) => {
@@ -178,10 +237,6 @@ async function sendClaimed(
 
   // Signed ahead at the nonces the wallet row will most likely give (signing is CPU, kept out of the
   // lock); signed again inside when another sender moved the counter meanwhile.
-  const [row] = await em.execute<{ next_nonce: string }[]>(
-    'select next_nonce from relayer_wallets where network = ? and address = ?',
-    [network.id, wallet.address],
-  );
   const guess = Math.max(Number(row?.next_nonce ?? 0), chainNonce);
   const sign = (list: typeof affordable, first: number) =>
     Promise.all(list.map((s, i) => signCall(wallet, network, s.request, first + i, s.gasLimit, fees)));

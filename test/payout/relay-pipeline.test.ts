@@ -310,3 +310,98 @@ it('a send that fails before signing queues again the requests it claimed from o
   await settlesPaidOnce(orders);
   await f.provider.send('evm_setAutomine', [true]);
 });
+
+/** `relayer` (same process: same sender session) with its node's calls passed through `wrap`. */
+function throughNode(
+  relayer: Relayer,
+  wrap: (calls: { method: string; params: unknown[] }[], send: () => Promise<unknown>) => Promise<unknown>,
+): Relayer {
+  const clients = relayer.deps.clients;
+  const evm = (n: Parameters<typeof clients.evm>[0]) => {
+    const client = clients.evm(n);
+    const batch: typeof client.transport.batch = (calls, options) =>
+      wrap(calls as { method: string; params: unknown[] }[], () =>
+        client.transport.batch(calls, options),
+      ) as ReturnType<typeof client.transport.batch>;
+    const request = (<T>(method: string, params?: unknown[], options?: never) =>
+      wrap([{ method, params: params ?? [] }], () =>
+        client.transport.request<T>(method, params, options),
+      ) as Promise<T>) as typeof client.transport.request;
+    return { ...client, transport: { ...client.transport, batch, request } };
+  };
+  return Object.create(relayer, {
+    deps: { value: { ...relayer.deps, clients: Object.assign(Object.create(clients), { evm }) } },
+  }) as Relayer;
+}
+
+it('a send asks the node everything it needs before signing at once: one wait, not one per question', async () => {
+  await f.provider.send('evm_setAutomine', [false]);
+  const orders = await authorize(3);
+  const relayer = f.t.app.services.relayer;
+  const network = relayer.network('eth');
+  // Waves: how often the node went from no call in flight to one, before the first broadcast.
+  let inFlight = 0;
+  let waves = 0;
+  let broadcasting = false;
+  const counting = throughNode(relayer, async (calls, send) => {
+    if (calls.some((c) => c.method === 'eth_sendRawTransaction')) broadcasting = true;
+    if (inFlight++ === 0 && !broadcasting) waves++;
+    try {
+      return await send();
+    } finally {
+      inFlight--;
+    }
+  });
+  await sendEvm(counting, network, orders[0]!.relay);
+  expect((await relays(orders)).map((r) => r.status)).toEqual(orders.map(() => 'submitted'));
+  // The router's `nonceUsed`, the simulations, the fees, the balance and the pending count: together.
+  expect(waves).toBe(1);
+  await f.provider.send('anvil_mine', ['0x1']);
+  await settlesPaidOnce(orders);
+  await f.provider.send('evm_setAutomine', [true]);
+});
+
+it('jobs of one process wait for the send of the wallet on its way, then send what arrived meanwhile: nonces in request order, none signed twice', async () => {
+  await f.provider.send('evm_setAutomine', [false]);
+  const [first] = await authorize(1);
+  const relayer = f.t.app.services.relayer;
+  const network = relayer.network('eth');
+  // The first send is held in its simulation until the second job has finished, or for a while.
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let holding = true;
+  const slow = throughNode(relayer, async (calls, send) => {
+    if (holding && calls.some((c) => c.method === 'eth_estimateGas')) {
+      holding = false;
+      await held;
+    }
+    return send();
+  });
+  const firstSend = sendEvm(slow, network, first!.relay);
+  await until(
+    () => relays([first!]),
+    (rows) => rows[0]?.status === 'queued',
+  );
+  const later = await authorize(3);
+  const secondSend = sendEvm(relayer, network, later[0]!.relay);
+  // Whichever comes first: the second send done (it did not wait), or two seconds of it waiting.
+  await Promise.race([secondSend, new Promise((resolve) => setTimeout(resolve, 2_000))]);
+  release();
+  await Promise.all([firstSend, secondSend]);
+  const orders = [first!, ...later];
+  const rows = await relays(orders);
+  expect(rows.map((r) => r.status)).toEqual(orders.map(() => 'submitted'));
+  const nonces = rows.map((r) => Number(r.nonce));
+  expect(nonces).toEqual(nonces.map((_, i) => nonces[0]! + i));
+  const [signed] = await f.t.app
+    .fork()
+    .execute<{ n: number }[]>('select count(*)::int as n from relay_transactions where request_id in (?)', [
+      orders.map((o) => o.relay),
+    ]);
+  expect(signed?.n).toBe(orders.length);
+  await f.provider.send('anvil_mine', ['0x1']);
+  await settlesPaidOnce(orders);
+  await f.provider.send('evm_setAutomine', [true]);
+});
