@@ -70,7 +70,8 @@ export async function sendEvm(relayer: Relayer, network: NetworkConfig, id: numb
   // of this process is about to take (two at once would both sign, and one sign again under the lock).
   const leave = await enterLane(relayer, network.id);
   try {
-    await claimAndSend(relayer, network, wallet, client, em, id);
+    // A queue longer than one send takes goes on at once: its requests may share this job (request.ts).
+    while (await claimAndSend(relayer, network, wallet, client, em, id));
   } finally {
     leave();
   }
@@ -83,9 +84,9 @@ async function claimAndSend(
   client: EvmClient,
   em: EntityManager,
   id: number,
-): Promise<void> {
+): Promise<boolean> {
   const claimed = await claim(relayer, em, network, id);
-  if (claimed.length === 0) return;
+  if (claimed.length === 0) return false;
   let failed = true;
   try {
     await sendClaimed(relayer, network, wallet, client, id, claimed);
@@ -107,6 +108,7 @@ async function claimAndSend(
         [`{${claimed.join(',')}}`, id],
       );
   }
+  return claimed.length >= MAX_PIPELINE;
 }
 
 /** A send waits this long at most for the one before it (a send stuck on its node holds no one up for long). */
