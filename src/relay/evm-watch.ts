@@ -120,6 +120,12 @@ export async function watchEvm(relayer: Relayer, network: NetworkConfig, final?:
   });
   const answers = orphaned.length > 0 ? await relayer.checkMany(orphaned) : [];
   const wanted = new Map(orphaned.map((r, i) => [r.id, answers[i]!]));
+  // "Done" may be the orphan's own transaction, mined since its receipt was read above (a slow sender
+  // records its broadcast late): asked once more, in one batch, before filling any nonce.
+  const doneHashes = orphaned
+    .filter((r) => wanted.get(r.id) === 'done')
+    .flatMap((r) => (txsOf.get(r.id) ?? []).map((t) => t.hash));
+  const minedSince = new Set((await receiptsOf(client, doneHashes)).keys());
   const orphans: RelayTransaction[] = [];
   for (const request of rest) {
     const mine = txsOf.get(request.id) ?? [];
@@ -127,7 +133,13 @@ export async function watchEvm(relayer: Relayer, network: NetworkConfig, final?:
     try {
       if (mined) await onMined(relayer, network, client, request, mined.t, mined.r!, finalBlock);
       else if (chainNonce > Number(request.nonce)) await nonceTaken(relayer, client, request, mine);
-      else await keepGoing(relayer, network, client, request, mine, tuning, { known, wanted, orphans });
+      else
+        await keepGoing(relayer, network, client, request, mine, tuning, {
+          known,
+          wanted,
+          orphans,
+          minedSince,
+        });
     } catch (error) {
       if (error instanceof LeadershipLost) throw error;
       relayer.deps.logger.warn('relay watch failed for a request; next tick retries', {
@@ -444,6 +456,8 @@ async function keepGoing(
     wanted?: Map<number, 'send' | 'done'>;
     /** Collects orphans to broadcast together instead of one by one. */
     orphans?: RelayTransaction[];
+    /** Hashes found mined after the receipts of the tick were read, asked beforehand for many. */
+    minedSince?: Set<string>;
   } = {},
 ): Promise<void> {
   const known = batched.known ?? new Map<string, boolean>();
@@ -496,6 +510,15 @@ async function keepGoing(
     last.kind === 'filler' ||
     request.status === 'abandoned' ||
     (batched.wanted?.get(request.id) ?? (await relayer.handler(request.kind).check(request))) === 'done';
+  // Done by the chain's reading: if by one of our own transactions, mined since this tick read its
+  // receipts, there is no nonce to fill; the next tick records it mined.
+  if (filler && last.kind !== 'filler' && request.status !== 'abandoned') {
+    const hashes = mine.map((t) => t.hash);
+    const minedSince = batched.wanted?.has(request.id)
+      ? hashes.some((h) => batched.minedSince?.has(h))
+      : (await receiptsOf(client, hashes)).size > 0;
+    if (minedSince) return;
+  }
   if (stuck || (filler && last.kind !== 'filler')) {
     await replace(relayer, network, client, request, last, tuning, filler);
     return;

@@ -405,3 +405,37 @@ it('jobs of one process wait for the send of the wallet on its way, then send wh
   await settlesPaidOnce(orders);
   await f.provider.send('evm_setAutomine', [true]);
 });
+
+it('an orphan whose own transaction is mined while the watcher looks at it is not taken for done elsewhere: no nonce filled', async () => {
+  await f.provider.send('evm_setAutomine', [false]);
+  const orders = await authorize(2);
+  const relayer = f.t.app.services.relayer;
+  const network = relayer.network('eth');
+  // The node has them; their sender never recorded the broadcast (as one too slow to, or dead).
+  await expect(sendEvm(crashing('after'), network, orders[0]!.relay)).rejects.toThrow(
+    'crash after broadcasting',
+  );
+  await new Promise((resolve) => setTimeout(resolve, 1_600));
+  // A block arrives just after the watcher read the wallet's count: the receipts it read say nothing
+  // is mined, the router's state read next says both orders are executed.
+  let mined = false;
+  const racing = throughNode(relayer, async (calls, send) => {
+    const answer = await send();
+    if (!mined && calls.some((c) => c.method === 'eth_getTransactionCount')) {
+      mined = true;
+      await f.provider.send('anvil_mine', ['0x1']);
+    }
+    return answer;
+  });
+  await watchEvm(racing.fencedBy(commit), network);
+  expect(mined).toBe(true);
+  const [fillers] = await f.t.app
+    .fork()
+    .execute<{ n: number }[]>(
+      `select count(*)::int as n from relay_transactions where request_id in (?) and kind = 'filler'`,
+      [orders.map((o) => o.relay)],
+    );
+  expect(fillers?.n).toBe(0);
+  await settlesPaidOnce(orders);
+  await f.provider.send('evm_setAutomine', [true]);
+});
