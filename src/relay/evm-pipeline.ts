@@ -15,6 +15,7 @@ import {
 import { abandon, deadlineReason, markDone, recordSentMany, retryLater } from './outcomes.ts';
 import { RelayRequest, RelayTransaction } from './relay.entity.ts';
 import type { Relayer } from './relayer.ts';
+import { enterStage, noteStored, storedNext } from './send-lanes.ts';
 import { LIVE_SENDERS_SQL } from './sender-session.ts';
 
 /**
@@ -65,16 +66,24 @@ export async function sendEvm(relayer: Relayer, network: NetworkConfig, id: numb
   if (request.status === 'abandoned') return;
   // Its own request may be another sender's already (that send is its); whatever else this claim took
   // is this job's to send now: left claimed and unsent, it would wait for the claim to run out.
-  // One send of the wallet at a time in this process: the jobs that arrive while one is on its way wait
-  // for it, and the first of them then takes everything queued meanwhile, signed at nonces no other send
-  // of this process is about to take (two at once would both sign, and one sign again under the lock).
-  const leave = await enterLane(relayer, network.id);
-  try {
-    // A queue longer than one send takes goes on at once: its requests may share this job (request.ts).
-    while (await claimAndSend(relayer, network, wallet, client, em, id));
-  } finally {
-    leave();
+  // A queue longer than one send takes goes on at once: its requests may share this job (request.ts).
+  for (;;) {
+    // One send of the wallet asks at a time in this process, and one signs (send-lanes.ts): the jobs
+    // arriving meanwhile wait, and the first of them then takes everything queued.
+    const stages: Stages = { ask: await enterStage(relayer, network.id, 'ask') };
+    try {
+      if (!(await claimAndSend(relayer, network, wallet, client, em, id, stages))) return;
+    } finally {
+      stages.ask();
+      stages.sign?.();
+    }
   }
+}
+
+/** The stages a send holds (send-lanes.ts), each left by calling it (again: harmless). */
+interface Stages {
+  ask: () => void;
+  sign?: () => void;
 }
 
 async function claimAndSend(
@@ -84,12 +93,13 @@ async function claimAndSend(
   client: EvmClient,
   em: EntityManager,
   id: number,
+  stages: Stages,
 ): Promise<boolean> {
   const claimed = await claim(relayer, em, network, id);
   if (claimed.length === 0) return false;
   let failed = true;
   try {
-    await sendClaimed(relayer, network, wallet, client, id, claimed);
+    await sendClaimed(relayer, network, wallet, client, id, claimed, stages);
     failed = false;
   } finally {
     await em.execute(
@@ -109,34 +119,6 @@ async function claimAndSend(
       );
   }
   return claimed.length >= MAX_PIPELINE;
-}
-
-/** A send waits this long at most for the one before it (a send stuck on its node holds no one up for long). */
-const LANE_WAIT_MS = CLAIM_SECONDS * 1000;
-/** Each sender session's (process's) lanes, one per network; the tail is the last send to enter. */
-const lanes = new WeakMap<object, Map<string, Promise<void>>>();
-
-/** Waits for this process's send of the network before this one (or LANE_WAIT_MS); returns the way out. */
-async function enterLane(relayer: Relayer, networkId: string): Promise<() => void> {
-  let mine = lanes.get(relayer.session);
-  if (!mine) {
-    mine = new Map();
-    lanes.set(relayer.session, mine);
-  }
-  const before = mine.get(networkId) ?? Promise.resolve();
-  let leave!: () => void;
-  const done = new Promise<void>((resolve) => {
-    leave = resolve;
-  });
-  const tail = before.then(() => done);
-  mine.set(networkId, tail);
-  void tail.then(() => {
-    if (mine.get(networkId) === tail) mine.delete(networkId);
-  });
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([before, new Promise((resolve) => (timer = setTimeout(resolve, LANE_WAIT_MS)))]);
-  clearTimeout(timer);
-  return leave;
 }
 
 /**
@@ -175,8 +157,15 @@ async function sendClaimed(
   client: EvmClient,
   own: number,
   ids: number[],
+  stages: Stages,
 ): Promise<void> {
   const em = relayer.deps.fork();
+  // Where a send's time goes (debug log): ms from its start to the end of each step.
+  const start = performance.now();
+  const ms: Record<string, number> = {};
+  const step = (name: string) => {
+    ms[name] = Math.round(performance.now() - start);
+  };
   const requests = await em.find(RelayRequest, { id: { $in: ids } }, { orderBy: { id: 'asc' } });
   const expired = (r: RelayRequest) => Boolean(r.deadline && Date.now() / 1000 > r.deadline);
   const current = requests.filter((r) => !expired(r));
@@ -198,6 +187,7 @@ async function sendClaimed(
       [network.id, wallet.address],
     ),
   ]);
+  step('asked');
   const simOf = new Map(current.map((r, i) => [r.id, sims[i]!]));
   const sendable: { request: RelayRequest; gasLimit: bigint }[] = [];
   for (const [i, request] of requests.entries()) {
@@ -237,12 +227,18 @@ async function sendClaimed(
   if (affordable.length === 0) return;
   const chainNonce = Number(BigInt(pending));
 
+  // The next send of this process may ask now; this one signs once the one before it has stored.
+  stages.sign = await enterStage(relayer, network.id, 'sign');
+  stages.ask();
   // Signed ahead at the nonces the wallet row will most likely give (signing is CPU, kept out of the
-  // lock); signed again inside when another sender moved the counter meanwhile.
-  const guess = Math.max(Number(row?.next_nonce ?? 0), chainNonce);
+  // lock): after the last ones this process stored, which the row read above may not show yet. Signed
+  // again inside when another sender moved the counter meanwhile.
+  const guess = Math.max(Number(row?.next_nonce ?? 0), chainNonce, storedNext(relayer, network.id));
   const sign = (list: typeof affordable, first: number) =>
     Promise.all(list.map((s, i) => signCall(wallet, network, s.request, first + i, s.gasLimit, fees)));
   let signed = await sign(affordable, guess);
+  step('signed');
+  let signedAgain = false;
 
   const stored = await em.fork().transactional(async (tx) => {
     await tx.execute(
@@ -263,7 +259,10 @@ async function sendClaimed(
     const going = affordable.filter((s) => freshIds.has(Number(s.request.id)));
     // Transactions sent from the wallet outside the service move the chain's count past ours.
     const first = Math.max(Number(locked!.next_nonce), chainNonce);
-    if (first !== guess || going.length !== affordable.length) signed = await sign(going, first);
+    if (first !== guess || going.length !== affordable.length) {
+      signed = await sign(going, first);
+      signedAgain = true;
+    }
     const saved = going.map((s, i) => {
       const raw = signed[i]!;
       const row = fresh.find((r) => Number(r.id) === Number(s.request.id))!;
@@ -296,13 +295,26 @@ async function sendClaimed(
       );
     return saved;
   });
+  step('stored');
+  noteStored(relayer, network.id, Math.max(0, ...stored.map((t) => Number(t.nonce) + 1)));
   faultPoint('relay:after-sign');
   const took = await broadcastInOrder(relayer, network, client, stored);
+  // Broadcast in nonce order across sends too: the next one's transactions follow these.
+  stages.sign();
+  step('broadcast');
   faultPoint('relay:after-broadcast');
   await recordSentMany(
     relayer,
     took.map((t) => ({ id: Number(t.request.id), txId: Number(t.id), hash: t.hash })),
   );
+  step('recorded');
+  relayer.deps.logger.debug('relay send', {
+    network: network.id,
+    claimed: ids.length,
+    sent: took.length,
+    signedAgain,
+    ms,
+  });
 }
 
 /**
