@@ -108,16 +108,16 @@ export async function watchEvm(relayer: Relayer, network: NetworkConfig, final?:
     tuning,
   );
   // Whether orphans' calls are still wanted, asked for all of them at once.
-  const orphaned = rest.filter((r) => {
+  const unsent = rest.filter((r) => {
     const last = (txsOf.get(r.id) ?? []).at(-1);
     return (
-      last?.status === 'signed' &&
-      last.kind === 'call' &&
-      r.status !== 'abandoned' &&
-      r.status !== 'mined' &&
-      Date.now() - last.createdAt.getTime() >= ORPHAN_MS
+      last?.status === 'signed' && last.kind === 'call' && r.status !== 'abandoned' && r.status !== 'mined'
     );
   });
+  const gone = await sendersGone(relayer, unsent, txsOf);
+  const orphaned = unsent.filter(
+    (r) => gone.has(r.id) || Date.now() - txsOf.get(r.id)!.at(-1)!.createdAt.getTime() >= ORPHAN_MS,
+  );
   const answers = orphaned.length > 0 ? await relayer.checkMany(orphaned) : [];
   const wanted = new Map(orphaned.map((r, i) => [r.id, answers[i]!]));
   // "Done" may be the orphan's own transaction, mined since its receipt was read above (a slow sender
@@ -139,6 +139,7 @@ export async function watchEvm(relayer: Relayer, network: NetworkConfig, final?:
           wanted,
           orphans,
           minedSince,
+          gone,
         });
     } catch (error) {
       if (error instanceof LeadershipLost) throw error;
@@ -157,6 +158,29 @@ export async function watchEvm(relayer: Relayer, network: NetworkConfig, final?:
       took.map((t) => ({ id: Number(t.request.id), txId: Number(t.id), hash: t.hash })),
     );
   }
+}
+
+/**
+ * Of requests whose last transaction is stored and not yet broadcast, those whose sender is gone: it
+ * still claims them (it releases them once it has broadcast) with a token no live process holds
+ * (sender-session.ts), so a killed sender's stored bytes go out at the next tick, not ORPHAN_MS after
+ * they were signed. One read of the live tokens, only when there are such requests.
+ */
+async function sendersGone(
+  relayer: Relayer,
+  unsent: readonly RelayRequest[],
+  txsOf: Map<number, RelayTransaction[]>,
+): Promise<Set<number>> {
+  const young = unsent.filter(
+    (r) => r.claimedBy != null && Date.now() - txsOf.get(r.id)!.at(-1)!.createdAt.getTime() < ORPHAN_MS,
+  );
+  if (young.length === 0) return new Set();
+  // A read: outside the fence (a process that lost the network only reads harmlessly).
+  const live = (await relayer.deps.fork().getConnection().execute(LIVE_SENDERS_SQL, [], 'all')) as {
+    token: number;
+  }[];
+  const tokens = new Set(live.map((l) => Number(l.token)));
+  return new Set(young.filter((r) => !tokens.has(Number(r.claimedBy))).map((r) => r.id));
 }
 
 interface MinedCall {
@@ -458,6 +482,8 @@ async function keepGoing(
     orphans?: RelayTransaction[];
     /** Hashes found mined after the receipts of the tick were read, asked beforehand for many. */
     minedSince?: Set<string>;
+    /** Requests whose sender died holding them (their stored bytes are orphans at once). */
+    gone?: Set<number>;
   } = {},
 ): Promise<void> {
   const known = batched.known ?? new Map<string, boolean>();
@@ -495,7 +521,7 @@ async function keepGoing(
     return;
   }
   const stuck = last.status === 'sent' && age > tuning.replaceAfterMs;
-  const orphan = last.status === 'signed' && age >= ORPHAN_MS;
+  const orphan = last.status === 'signed' && (age >= ORPHAN_MS || Boolean(batched.gone?.has(request.id)));
   const forgotten =
     !stuck &&
     !orphan &&

@@ -439,3 +439,28 @@ it('an orphan whose own transaction is mined while the watcher looks at it is no
   await settlesPaidOnce(orders);
   await f.provider.send('evm_setAutomine', [true]);
 });
+
+it('a sender killed between storing and broadcasting: the next watcher tick broadcasts its stored bytes, without waiting for them to age', async () => {
+  await f.provider.send('evm_setAutomine', [false]);
+  const orders = await authorize(3);
+  const relayer = f.t.app.services.relayer;
+  const network = relayer.network('eth');
+  // Another process, whose node never answers its broadcast: it hangs there, still claiming them.
+  const session = new SenderSession({ databaseUrl: f.t.app.config.databaseUrl, logger: relayer.deps.logger });
+  const hanging = throughNode(relayer, (calls, send) =>
+    calls.some((c) => c.method === 'eth_sendRawTransaction') ? new Promise(() => {}) : send(),
+  );
+  const dying = Object.create(hanging, { session: { value: session } }) as Relayer;
+  void sendEvm(dying, network, orders[0]!.relay);
+  await until(
+    () => relays(orders),
+    (rows) => rows.every((r) => r.tx === 'signed'),
+  );
+  // The process is killed: its connections end with it.
+  await session.close();
+  await watchEvm(leader(), network);
+  expect((await relays(orders)).map((r) => r.tx)).toEqual(orders.map(() => 'sent'));
+  await f.provider.send('anvil_mine', ['0x1']);
+  await settlesPaidOnce(orders);
+  await f.provider.send('evm_setAutomine', [true]);
+});
