@@ -100,7 +100,8 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
       DATABASE_URL: url,
       NETWORKS_FILE: networksFile,
       SECRETS_KEY: secretsKey,
-      LOG_LEVEL: 'info',
+      // BENCH_WORKER_LOG_LEVEL=debug (with BENCH_WORKER_LOG=FILE): each relay send's steps, timed.
+      LOG_LEVEL: process.env.BENCH_WORKER_LOG_LEVEL ?? 'info',
       WORKER_CONCURRENCY: '4',
     };
     await Promise.all(workers.map((w) => w.loaded));

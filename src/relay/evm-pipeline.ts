@@ -15,6 +15,7 @@ import {
 import { abandon, deadlineReason, markDone, recordSentMany, retryLater } from './outcomes.ts';
 import { RelayRequest, RelayTransaction } from './relay.entity.ts';
 import type { Relayer } from './relayer.ts';
+import { enterStage, noteStored, storedNext } from './send-lanes.ts';
 import { LIVE_SENDERS_SQL } from './sender-session.ts';
 
 /**
@@ -65,11 +66,40 @@ export async function sendEvm(relayer: Relayer, network: NetworkConfig, id: numb
   if (request.status === 'abandoned') return;
   // Its own request may be another sender's already (that send is its); whatever else this claim took
   // is this job's to send now: left claimed and unsent, it would wait for the claim to run out.
+  // A queue longer than one send takes goes on at once: its requests may share this job (request.ts).
+  for (;;) {
+    // One send of the wallet asks at a time in this process, and one signs (send-lanes.ts): the jobs
+    // arriving meanwhile wait, and the first of them then takes everything queued.
+    const stages: Stages = { ask: await enterStage(relayer, network.id, 'ask') };
+    try {
+      if (!(await claimAndSend(relayer, network, wallet, client, em, id, stages))) return;
+    } finally {
+      stages.ask();
+      stages.sign?.();
+    }
+  }
+}
+
+/** The stages a send holds (send-lanes.ts), each left by calling it (again: harmless). */
+interface Stages {
+  ask: () => void;
+  sign?: () => void;
+}
+
+async function claimAndSend(
+  relayer: Relayer,
+  network: NetworkConfig,
+  wallet: Wallet,
+  client: EvmClient,
+  em: EntityManager,
+  id: number,
+  stages: Stages,
+): Promise<boolean> {
   const claimed = await claim(relayer, em, network, id);
-  if (claimed.length === 0) return;
+  if (claimed.length === 0) return false;
   let failed = true;
   try {
-    await sendClaimed(relayer, network, wallet, client, id, claimed);
+    await sendClaimed(relayer, network, wallet, client, id, claimed, stages);
     failed = false;
   } finally {
     await em.execute(
@@ -88,6 +118,7 @@ export async function sendEvm(relayer: Relayer, network: NetworkConfig, id: numb
         [`{${claimed.join(',')}}`, id],
       );
   }
+  return claimed.length >= MAX_PIPELINE;
 }
 
 /**
@@ -126,24 +157,49 @@ async function sendClaimed(
   client: EvmClient,
   own: number,
   ids: number[],
+  stages: Stages,
 ): Promise<void> {
   const em = relayer.deps.fork();
+  // Where a send's time goes (debug log): ms from its start to the end of each step.
+  const start = performance.now();
+  const ms: Record<string, number> = {};
+  const step = (name: string) => {
+    ms[name] = Math.round(performance.now() - start);
+  };
   const requests = await em.find(RelayRequest, { id: { $in: ids } }, { orderBy: { id: 'asc' } });
-  const wanted = await relayer.checkMany(requests);
-  const live: RelayRequest[] = [];
-  for (const [i, request] of requests.entries()) {
-    if (wanted[i] === 'done') await markDone(relayer, request.id);
-    else if (request.deadline && Date.now() / 1000 > request.deadline)
-      await abandon(relayer, request.id, deadlineReason(request.lastError));
-    else live.push(request);
-  }
-  const sims = await simulateMany(
-    client,
-    live.map((r) => ({ from: wallet.address, to: r.to, data: r.data })),
-  );
+  const expired = (r: RelayRequest) => Boolean(r.deadline && Date.now() / 1000 > r.deadline);
+  const current = requests.filter((r) => !expired(r));
+  // Everything the send needs to know, asked side by side (one wait, not one per question): whether
+  // each request is still wanted, its simulation (of those within their deadline), the fees, the
+  // wallet's balance and pending count, and the nonce its row will most likely give. A simulation of a
+  // request that turns out done is simply not used.
+  const [wanted, sims, fees, balance, pending, [row]] = await Promise.all([
+    relayer.checkMany(requests),
+    simulateMany(
+      client,
+      current.map((r) => ({ from: wallet.address, to: r.to, data: r.data })),
+    ),
+    currentFees(client),
+    client.getNativeBalance(wallet.address),
+    client.transport.request<string>('eth_getTransactionCount', [wallet.address, 'pending']),
+    em.execute<{ next_nonce: string }[]>(
+      'select next_nonce from relayer_wallets where network = ? and address = ?',
+      [network.id, wallet.address],
+    ),
+  ]);
+  step('asked');
+  const simOf = new Map(current.map((r, i) => [r.id, sims[i]!]));
   const sendable: { request: RelayRequest; gasLimit: bigint }[] = [];
-  for (const [i, request] of live.entries()) {
-    const sim = sims[i]!;
+  for (const [i, request] of requests.entries()) {
+    if (wanted[i] === 'done') {
+      await markDone(relayer, request.id);
+      continue;
+    }
+    const sim = simOf.get(request.id);
+    if (!sim) {
+      await abandon(relayer, request.id, deadlineReason(request.lastError));
+      continue;
+    }
     if (sim.ok) {
       sendable.push({ request, gasLimit: (sim.gas * (100n + GAS_MARGIN_PERCENT)) / 100n });
       continue;
@@ -155,11 +211,6 @@ async function sendClaimed(
     else await retryLater(relayer, request.id, decision.reason);
   }
   if (sendable.length === 0) return;
-  const [fees, balance, pending] = await Promise.all([
-    currentFees(client),
-    client.getNativeBalance(wallet.address),
-    client.transport.request<string>('eth_getTransactionCount', [wallet.address, 'pending']),
-  ]);
   // As many as the wallet can pay gas for, oldest first; the rest wait for it to be funded.
   let cost = 0n;
   const affordable = sendable.filter((s) => {
@@ -176,16 +227,18 @@ async function sendClaimed(
   if (affordable.length === 0) return;
   const chainNonce = Number(BigInt(pending));
 
+  // The next send of this process may ask now; this one signs once the one before it has stored.
+  stages.sign = await enterStage(relayer, network.id, 'sign');
+  stages.ask();
   // Signed ahead at the nonces the wallet row will most likely give (signing is CPU, kept out of the
-  // lock); signed again inside when another sender moved the counter meanwhile.
-  const [row] = await em.execute<{ next_nonce: string }[]>(
-    'select next_nonce from relayer_wallets where network = ? and address = ?',
-    [network.id, wallet.address],
-  );
-  const guess = Math.max(Number(row?.next_nonce ?? 0), chainNonce);
+  // lock): after the last ones this process stored, which the row read above may not show yet. Signed
+  // again inside when another sender moved the counter meanwhile.
+  const guess = Math.max(Number(row?.next_nonce ?? 0), chainNonce, storedNext(relayer, network.id));
   const sign = (list: typeof affordable, first: number) =>
     Promise.all(list.map((s, i) => signCall(wallet, network, s.request, first + i, s.gasLimit, fees)));
   let signed = await sign(affordable, guess);
+  step('signed');
+  let signedAgain = false;
 
   const stored = await em.fork().transactional(async (tx) => {
     await tx.execute(
@@ -206,7 +259,10 @@ async function sendClaimed(
     const going = affordable.filter((s) => freshIds.has(Number(s.request.id)));
     // Transactions sent from the wallet outside the service move the chain's count past ours.
     const first = Math.max(Number(locked!.next_nonce), chainNonce);
-    if (first !== guess || going.length !== affordable.length) signed = await sign(going, first);
+    if (first !== guess || going.length !== affordable.length) {
+      signed = await sign(going, first);
+      signedAgain = true;
+    }
     const saved = going.map((s, i) => {
       const raw = signed[i]!;
       const row = fresh.find((r) => Number(r.id) === Number(s.request.id))!;
@@ -239,13 +295,26 @@ async function sendClaimed(
       );
     return saved;
   });
+  step('stored');
+  noteStored(relayer, network.id, Math.max(0, ...stored.map((t) => Number(t.nonce) + 1)));
   faultPoint('relay:after-sign');
   const took = await broadcastInOrder(relayer, network, client, stored);
+  // Broadcast in nonce order across sends too: the next one's transactions follow these.
+  stages.sign();
+  step('broadcast');
   faultPoint('relay:after-broadcast');
   await recordSentMany(
     relayer,
     took.map((t) => ({ id: Number(t.request.id), txId: Number(t.id), hash: t.hash })),
   );
+  step('recorded');
+  relayer.deps.logger.debug('relay send', {
+    network: network.id,
+    claimed: ids.length,
+    sent: took.length,
+    signedAgain,
+    ms,
+  });
 }
 
 /**

@@ -4,6 +4,7 @@ import { isRevert, RpcError } from '../chains/evm/rpc/errors.ts';
 import type { NetworkConfig } from '../chains/networks.ts';
 import { isAppError, unavailable } from '../errors.ts';
 import { faultPoint } from '../lib/fault.ts';
+import { keyBytes, signEvmTx } from './evm-sign.ts';
 import { recordSent } from './outcomes.ts';
 import type { RelayTransaction } from './relay.entity.ts';
 import type { Relayer } from './relayer.ts';
@@ -91,7 +92,10 @@ export async function simulateMany(
   });
 }
 
-/** The signed transaction of `request` at `nonce` with `fees` (local signing: no I/O). */
+/**
+ * The signed transaction of `request` at `nonce` with `fees` (local signing: no I/O). The bytes are
+ * ethers' `wallet.signTransaction` of the same fields, computed without its generic path (evm-sign.ts).
+ */
 export async function signCall(
   wallet: Wallet,
   network: NetworkConfig,
@@ -100,18 +104,25 @@ export async function signCall(
   gasLimit: bigint,
   fees: Fees,
 ): Promise<string> {
-  return wallet.signTransaction({
+  let key = keys.get(wallet);
+  if (!key) {
+    key = keyBytes(wallet.privateKey);
+    keys.set(wallet, key);
+  }
+  return signEvmTx(key, {
     chainId: network.chainId,
+    nonce,
     to: call.to,
     data: call.data,
     value: call.value ?? 0n,
-    nonce,
     gasLimit,
-    ...(fees.priorityFee === undefined
-      ? { type: 0, gasPrice: fees.maxFee }
-      : { type: 2, maxFeePerGas: fees.maxFee, maxPriorityFeePerGas: fees.priorityFee }),
+    maxFee: fees.maxFee,
+    ...(fees.priorityFee === undefined ? {} : { priorityFee: fees.priorityFee }),
   });
 }
+
+/** Each relayer wallet's key as bytes, converted once. */
+const keys = new WeakMap<Wallet, Uint8Array>();
 
 /**
  * Broadcasts stored bytes. A refusal is not an error of the job: out of gas is an episode (the

@@ -108,18 +108,24 @@ export async function watchEvm(relayer: Relayer, network: NetworkConfig, final?:
     tuning,
   );
   // Whether orphans' calls are still wanted, asked for all of them at once.
-  const orphaned = rest.filter((r) => {
+  const unsent = rest.filter((r) => {
     const last = (txsOf.get(r.id) ?? []).at(-1);
     return (
-      last?.status === 'signed' &&
-      last.kind === 'call' &&
-      r.status !== 'abandoned' &&
-      r.status !== 'mined' &&
-      Date.now() - last.createdAt.getTime() >= ORPHAN_MS
+      last?.status === 'signed' && last.kind === 'call' && r.status !== 'abandoned' && r.status !== 'mined'
     );
   });
+  const gone = await sendersGone(relayer, unsent, txsOf);
+  const orphaned = unsent.filter(
+    (r) => gone.has(r.id) || Date.now() - txsOf.get(r.id)!.at(-1)!.createdAt.getTime() >= ORPHAN_MS,
+  );
   const answers = orphaned.length > 0 ? await relayer.checkMany(orphaned) : [];
   const wanted = new Map(orphaned.map((r, i) => [r.id, answers[i]!]));
+  // "Done" may be the orphan's own transaction, mined since its receipt was read above (a slow sender
+  // records its broadcast late): asked once more, in one batch, before filling any nonce.
+  const doneHashes = orphaned
+    .filter((r) => wanted.get(r.id) === 'done')
+    .flatMap((r) => (txsOf.get(r.id) ?? []).map((t) => t.hash));
+  const minedSince = new Set((await receiptsOf(client, doneHashes)).keys());
   const orphans: RelayTransaction[] = [];
   for (const request of rest) {
     const mine = txsOf.get(request.id) ?? [];
@@ -127,7 +133,14 @@ export async function watchEvm(relayer: Relayer, network: NetworkConfig, final?:
     try {
       if (mined) await onMined(relayer, network, client, request, mined.t, mined.r!, finalBlock);
       else if (chainNonce > Number(request.nonce)) await nonceTaken(relayer, client, request, mine);
-      else await keepGoing(relayer, network, client, request, mine, tuning, { known, wanted, orphans });
+      else
+        await keepGoing(relayer, network, client, request, mine, tuning, {
+          known,
+          wanted,
+          orphans,
+          minedSince,
+          gone,
+        });
     } catch (error) {
       if (error instanceof LeadershipLost) throw error;
       relayer.deps.logger.warn('relay watch failed for a request; next tick retries', {
@@ -145,6 +158,29 @@ export async function watchEvm(relayer: Relayer, network: NetworkConfig, final?:
       took.map((t) => ({ id: Number(t.request.id), txId: Number(t.id), hash: t.hash })),
     );
   }
+}
+
+/**
+ * Of requests whose last transaction is stored and not yet broadcast, those whose sender is gone: it
+ * still claims them (it releases them once it has broadcast) with a token no live process holds
+ * (sender-session.ts), so a killed sender's stored bytes go out at the next tick, not ORPHAN_MS after
+ * they were signed. One read of the live tokens, only when there are such requests.
+ */
+async function sendersGone(
+  relayer: Relayer,
+  unsent: readonly RelayRequest[],
+  txsOf: Map<number, RelayTransaction[]>,
+): Promise<Set<number>> {
+  const young = unsent.filter(
+    (r) => r.claimedBy != null && Date.now() - txsOf.get(r.id)!.at(-1)!.createdAt.getTime() < ORPHAN_MS,
+  );
+  if (young.length === 0) return new Set();
+  // A read: outside the fence (a process that lost the network only reads harmlessly).
+  const live = (await relayer.deps.fork().getConnection().execute(LIVE_SENDERS_SQL, [], 'all')) as {
+    token: number;
+  }[];
+  const tokens = new Set(live.map((l) => Number(l.token)));
+  return new Set(young.filter((r) => !tokens.has(Number(r.claimedBy))).map((r) => r.id));
 }
 
 interface MinedCall {
@@ -444,6 +480,10 @@ async function keepGoing(
     wanted?: Map<number, 'send' | 'done'>;
     /** Collects orphans to broadcast together instead of one by one. */
     orphans?: RelayTransaction[];
+    /** Hashes found mined after the receipts of the tick were read, asked beforehand for many. */
+    minedSince?: Set<string>;
+    /** Requests whose sender died holding them (their stored bytes are orphans at once). */
+    gone?: Set<number>;
   } = {},
 ): Promise<void> {
   const known = batched.known ?? new Map<string, boolean>();
@@ -481,7 +521,7 @@ async function keepGoing(
     return;
   }
   const stuck = last.status === 'sent' && age > tuning.replaceAfterMs;
-  const orphan = last.status === 'signed' && age >= ORPHAN_MS;
+  const orphan = last.status === 'signed' && (age >= ORPHAN_MS || Boolean(batched.gone?.has(request.id)));
   const forgotten =
     !stuck &&
     !orphan &&
@@ -496,6 +536,15 @@ async function keepGoing(
     last.kind === 'filler' ||
     request.status === 'abandoned' ||
     (batched.wanted?.get(request.id) ?? (await relayer.handler(request.kind).check(request))) === 'done';
+  // Done by the chain's reading: if by one of our own transactions, mined since this tick read its
+  // receipts, there is no nonce to fill; the next tick records it mined.
+  if (filler && last.kind !== 'filler' && request.status !== 'abandoned') {
+    const hashes = mine.map((t) => t.hash);
+    const minedSince = batched.wanted?.has(request.id)
+      ? hashes.some((h) => batched.minedSince?.has(h))
+      : (await receiptsOf(client, hashes)).size > 0;
+    if (minedSince) return;
+  }
   if (stuck || (filler && last.kind !== 'filler')) {
     await replace(relayer, network, client, request, last, tuning, filler);
     return;

@@ -22,6 +22,11 @@ export interface RelayRequestInput {
   data: string;
   /** Unix seconds after which the call cannot succeed. */
   deadline?: number | null;
+  /**
+   * The network's sender takes every queued request of the wallet in one send (EVM, evm-pipeline.ts):
+   * requests asked for together then need one job per network between them, not one each.
+   */
+  pipelined?: boolean;
 }
 
 /**
@@ -37,15 +42,19 @@ export async function requestRelay(em: EntityManager, input: RelayRequestInput):
 
 /**
  * {@link requestRelay} of many at once, in the caller's transaction: one statement inserts the new
- * requests and adds their jobs (a burst of authorizations written together). One that neither
- * inserted nor came back (a concurrent insert of the same subject) is asked again on its own. Returns
- * the ids in the order of `inputs`.
+ * requests and adds their jobs (a burst of authorizations written together). Requests of a pipelined
+ * network share one job, their first one's: its send claims the network's whole queue (a request it
+ * cannot take is another live sender's; one it took and could not sign is queued again with its own
+ * job; one stranded otherwise is found by the watcher's sweep, evm-watch.ts), so a burst costs one
+ * job to add and none to drop. One that neither inserted nor came back (a concurrent insert of the same
+ * subject) is asked again on its own. Returns the ids in the order of `inputs`.
  */
 export async function requestRelays(
   em: EntityManager,
   inputs: readonly RelayRequestInput[],
 ): Promise<number[]> {
   if (inputs.length === 0) return [];
+  const pipelined = [...new Set(inputs.filter((i) => i.pipelined).map((i) => i.network))];
   const rows = await executeBound<{ id: string; kind: string; subject_id: string }>(
     em,
     `with ins as (
@@ -54,9 +63,13 @@ export async function requestRelays(
          from json_to_recordset($1::json) as v(ord int, network text, kind text, subject_id text, "to" text, data text, deadline bigint)
         order by v.ord
        on conflict (kind, subject_id) do nothing
-       returning id, kind, subject_id)
-     select id, kind, subject_id, (graphile_worker.add_job($2::text, json_build_object('id', id), job_key => $3::text || id::text)).id
-       from ins`,
+       returning id, kind, subject_id, network),
+     jobs as (
+       select (graphile_worker.add_job($2::text, json_build_object('id', j.id), job_key => $3::text || j.id::text)).id
+         from (select min(id) as id from ins where network = any($4::text[]) group by network
+               union all
+               select id from ins where not (network = any($4::text[]))) j)
+     select id, kind, subject_id, (select count(*) from jobs) as jobs from ins`,
     [
       JSON.stringify(
         inputs.map((input, ord) => ({
@@ -71,6 +84,7 @@ export async function requestRelays(
       ),
       RELAY_REQUEST_JOB.name,
       JOB_KEY_PREFIX,
+      pipelined,
     ],
   );
   const inserted = new Map(rows.map((r) => [`${r.kind}:${r.subject_id}`, Number(r.id)]));

@@ -310,3 +310,157 @@ it('a send that fails before signing queues again the requests it claimed from o
   await settlesPaidOnce(orders);
   await f.provider.send('evm_setAutomine', [true]);
 });
+
+/** `relayer` (same process: same sender session) with its node's calls passed through `wrap`. */
+function throughNode(
+  relayer: Relayer,
+  wrap: (calls: { method: string; params: unknown[] }[], send: () => Promise<unknown>) => Promise<unknown>,
+): Relayer {
+  const clients = relayer.deps.clients;
+  const evm = (n: Parameters<typeof clients.evm>[0]) => {
+    const client = clients.evm(n);
+    const batch: typeof client.transport.batch = (calls, options) =>
+      wrap(calls as { method: string; params: unknown[] }[], () =>
+        client.transport.batch(calls, options),
+      ) as ReturnType<typeof client.transport.batch>;
+    const request = (<T>(method: string, params?: unknown[], options?: never) =>
+      wrap([{ method, params: params ?? [] }], () =>
+        client.transport.request<T>(method, params, options),
+      ) as Promise<T>) as typeof client.transport.request;
+    return { ...client, transport: { ...client.transport, batch, request } };
+  };
+  return Object.create(relayer, {
+    deps: { value: { ...relayer.deps, clients: Object.assign(Object.create(clients), { evm }) } },
+  }) as Relayer;
+}
+
+it('a send asks the node everything it needs before signing at once: one wait, not one per question', async () => {
+  await f.provider.send('evm_setAutomine', [false]);
+  const orders = await authorize(3);
+  const relayer = f.t.app.services.relayer;
+  const network = relayer.network('eth');
+  // Waves: how often the node went from no call in flight to one, before the first broadcast.
+  let inFlight = 0;
+  let waves = 0;
+  let broadcasting = false;
+  const counting = throughNode(relayer, async (calls, send) => {
+    if (calls.some((c) => c.method === 'eth_sendRawTransaction')) broadcasting = true;
+    if (inFlight++ === 0 && !broadcasting) waves++;
+    try {
+      return await send();
+    } finally {
+      inFlight--;
+    }
+  });
+  await sendEvm(counting, network, orders[0]!.relay);
+  expect((await relays(orders)).map((r) => r.status)).toEqual(orders.map(() => 'submitted'));
+  // The router's `nonceUsed`, the simulations, the fees, the balance and the pending count: together.
+  expect(waves).toBe(1);
+  await f.provider.send('anvil_mine', ['0x1']);
+  await settlesPaidOnce(orders);
+  await f.provider.send('evm_setAutomine', [true]);
+});
+
+it('jobs of one process wait for the send of the wallet on its way, then send what arrived meanwhile: nonces in request order, none signed twice', async () => {
+  await f.provider.send('evm_setAutomine', [false]);
+  const [first] = await authorize(1);
+  const relayer = f.t.app.services.relayer;
+  const network = relayer.network('eth');
+  // The first send is held in its simulation until the second job has finished, or for a while.
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let holding = true;
+  const slow = throughNode(relayer, async (calls, send) => {
+    if (holding && calls.some((c) => c.method === 'eth_estimateGas')) {
+      holding = false;
+      await held;
+    }
+    return send();
+  });
+  const firstSend = sendEvm(slow, network, first!.relay);
+  await until(
+    () => relays([first!]),
+    (rows) => rows[0]?.status === 'queued',
+  );
+  const later = await authorize(3);
+  const secondSend = sendEvm(relayer, network, later[0]!.relay);
+  // Whichever comes first: the second send done (it did not wait), or two seconds of it waiting.
+  await Promise.race([secondSend, new Promise((resolve) => setTimeout(resolve, 2_000))]);
+  release();
+  await Promise.all([firstSend, secondSend]);
+  const orders = [first!, ...later];
+  const rows = await relays(orders);
+  expect(rows.map((r) => r.status)).toEqual(orders.map(() => 'submitted'));
+  const nonces = rows.map((r) => Number(r.nonce));
+  expect(nonces).toEqual(nonces.map((_, i) => nonces[0]! + i));
+  const [signed] = await f.t.app
+    .fork()
+    .execute<{ n: number }[]>('select count(*)::int as n from relay_transactions where request_id in (?)', [
+      orders.map((o) => o.relay),
+    ]);
+  expect(signed?.n).toBe(orders.length);
+  await f.provider.send('anvil_mine', ['0x1']);
+  await settlesPaidOnce(orders);
+  await f.provider.send('evm_setAutomine', [true]);
+});
+
+it('an orphan whose own transaction is mined while the watcher looks at it is not taken for done elsewhere: no nonce filled', async () => {
+  await f.provider.send('evm_setAutomine', [false]);
+  const orders = await authorize(2);
+  const relayer = f.t.app.services.relayer;
+  const network = relayer.network('eth');
+  // The node has them; their sender never recorded the broadcast (as one too slow to, or dead).
+  await expect(sendEvm(crashing('after'), network, orders[0]!.relay)).rejects.toThrow(
+    'crash after broadcasting',
+  );
+  await new Promise((resolve) => setTimeout(resolve, 1_600));
+  // A block arrives just after the watcher read the wallet's count: the receipts it read say nothing
+  // is mined, the router's state read next says both orders are executed.
+  let mined = false;
+  const racing = throughNode(relayer, async (calls, send) => {
+    const answer = await send();
+    if (!mined && calls.some((c) => c.method === 'eth_getTransactionCount')) {
+      mined = true;
+      await f.provider.send('anvil_mine', ['0x1']);
+    }
+    return answer;
+  });
+  await watchEvm(racing.fencedBy(commit), network);
+  expect(mined).toBe(true);
+  const [fillers] = await f.t.app
+    .fork()
+    .execute<{ n: number }[]>(
+      `select count(*)::int as n from relay_transactions where request_id in (?) and kind = 'filler'`,
+      [orders.map((o) => o.relay)],
+    );
+  expect(fillers?.n).toBe(0);
+  await settlesPaidOnce(orders);
+  await f.provider.send('evm_setAutomine', [true]);
+});
+
+it('a sender killed between storing and broadcasting: the next watcher tick broadcasts its stored bytes, without waiting for them to age', async () => {
+  await f.provider.send('evm_setAutomine', [false]);
+  const orders = await authorize(3);
+  const relayer = f.t.app.services.relayer;
+  const network = relayer.network('eth');
+  // Another process, whose node never answers its broadcast: it hangs there, still claiming them.
+  const session = new SenderSession({ databaseUrl: f.t.app.config.databaseUrl, logger: relayer.deps.logger });
+  const hanging = throughNode(relayer, (calls, send) =>
+    calls.some((c) => c.method === 'eth_sendRawTransaction') ? new Promise(() => {}) : send(),
+  );
+  const dying = Object.create(hanging, { session: { value: session } }) as Relayer;
+  void sendEvm(dying, network, orders[0]!.relay);
+  await until(
+    () => relays(orders),
+    (rows) => rows.every((r) => r.tx === 'signed'),
+  );
+  // The process is killed: its connections end with it.
+  await session.close();
+  await watchEvm(leader(), network);
+  expect((await relays(orders)).map((r) => r.tx)).toEqual(orders.map(() => 'sent'));
+  await f.provider.send('anvil_mine', ['0x1']);
+  await settlesPaidOnce(orders);
+  await f.provider.send('evm_setAutomine', [true]);
+});

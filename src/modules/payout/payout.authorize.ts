@@ -64,6 +64,7 @@ export async function authorizePayout(
         to: payout.router,
         data: executeCalldata(payout, signature, typedData),
         deadline: payout.deadline,
+        pipelined: service.chains.network(payout.network).kind === 'evm',
       },
     });
     // The answer is what this call did (`authorized`), never a later state a worker fast enough reached
