@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BlockHeader } from '../../src/chains/types.ts';
 import type { EntityManager } from '../../src/db/orm.ts';
 import type { Consumer, TickContext } from '../../src/followers/types.ts';
+import { countingStatements } from '../support/db.ts';
 import { type Body, type DepositFixture, depositFixture, depositFollower } from './support.ts';
 
 /**
@@ -71,22 +72,12 @@ async function blockTransaction(
   const finalized = options.finalized ?? to;
   return f.t.app.fork().transactional(async (tx) => {
     await options.inside?.(tx);
-    let statements = 0;
-    const counted = new Proxy(tx, {
-      get(target, key, receiver) {
-        const value = Reflect.get(target, key, receiver);
-        if (typeof value !== 'function') return value;
-        return (...args: unknown[]) => {
-          if (key === 'execute' || key === 'find' || key === 'findOne') statements++;
-          return value.apply(target, args);
-        };
-      },
-    });
+    const { em: counted, count } = countingStatements(tx);
     const head = header(to);
     const logs = options.logs ?? [];
     await consumer.handle(counted, { type: 'block', from: to, to: head, logs, head, finalized });
     await consumer.handle(counted, { type: 'finalize', block: finalized });
-    return statements;
+    return count();
   });
 }
 

@@ -7,6 +7,7 @@ import { createLogger } from '../../src/lib/logger.ts';
 import { batchConsumer } from '../../src/modules/batch/batch.consumer.ts';
 import type { PayoutChains } from '../../src/modules/payout/payout.chain.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
+import { countingStatements } from '../support/db.ts';
 
 /**
  * The batches stream runs nothing for a block with no logs while no executed item waits for its
@@ -36,21 +37,11 @@ const consumer = batchConsumer(
 /** The follower's block transaction for the stream at `to`; how many statements the handler ran. */
 async function block(to: number, logs: EvmLog[] = []): Promise<number> {
   return t.app.fork().transactional(async (tx) => {
-    let statements = 0;
-    const counted = new Proxy(tx, {
-      get(target, key, receiver) {
-        const value = Reflect.get(target, key, receiver);
-        if (typeof value !== 'function') return value;
-        return (...args: unknown[]) => {
-          if (key === 'execute' || key === 'find' || key === 'findOne') statements++;
-          return value.apply(target, args);
-        };
-      },
-    });
+    const { em: counted, count } = countingStatements(tx);
     const head = header(to);
     await consumer.handle(counted, { type: 'block', from: to, to: head, logs, head, finalized: to - 5 });
     await consumer.handle(counted, { type: 'finalize', block: to - 5 });
-    return statements;
+    return count();
   });
 }
 

@@ -18,3 +18,22 @@ export async function createTestDatabase(): Promise<string> {
   url.pathname = `/${name}`;
   return url.toString();
 }
+
+/**
+ * `tx` with its statements counted: each `execute`, `find` and `findOne` call through the returned
+ * manager adds one to `count()` (what a consumer's handler ran in the transaction it was given).
+ */
+export function countingStatements<T extends object>(tx: T): { em: T; count: () => number } {
+  let statements = 0;
+  const em = new Proxy(tx, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        if (key === 'execute' || key === 'find' || key === 'findOne') statements++;
+        return value.apply(target, args);
+      };
+    },
+  });
+  return { em, count: () => statements };
+}
