@@ -4,7 +4,7 @@ import type { Logger } from '../../lib/logger.ts';
 import type { PayoutChains } from '../payout/payout.chain.ts';
 import { completionGate } from '../payout/payout.completion.ts';
 import { INITIAL_LOOKBACK_BLOCKS } from '../payout/payout.consumer.ts';
-import { type ExpireMemo, expirePayouts } from '../payout/payout.expire.ts';
+import { type ExpireMemo, expirePayouts, forgetQuiet } from '../payout/payout.expire.ts';
 import { completeDue, forgetExecutions } from '../payout/payout.settle.ts';
 import {
   BATCH_EXECUTED_TOPIC,
@@ -37,6 +37,8 @@ export function batchConsumer(
     async handle(tx, event) {
       switch (event.type) {
         case 'block':
+          // Logs may record a conflict under a payout's nonce: the expiry pass looks again.
+          if (event.logs.length > 0) forgetQuiet(expiry);
           if (completion.skip(event)) return;
           await recordBatchEvents(tx, network, event.logs, log);
           await completeDue(tx, network, event.head, { batch: true });
@@ -44,6 +46,7 @@ export function batchConsumer(
           return;
         case 'reorg':
           completion.forget();
+          forgetQuiet(expiry); // a lost execution leaves its payout open again
           await forgetExecutions(tx, network, event.ancestor.number, log, { batch: true });
           return;
         case 'finalize':

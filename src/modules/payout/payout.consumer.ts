@@ -4,7 +4,7 @@ import type { Logger } from '../../lib/logger.ts';
 import type { FollowerOptions, ModuleContext } from '../module.ts';
 import type { PayoutChains } from './payout.chain.ts';
 import { completionGate } from './payout.completion.ts';
-import { type ExpireMemo, expirePayouts } from './payout.expire.ts';
+import { type ExpireMemo, expirePayouts, forgetQuiet } from './payout.expire.ts';
 import { PAYOUT_EXECUTED_TOPIC } from './payout.order.ts';
 import { completeDue, forgetExecutions, recordExecutions } from './payout.settle.ts';
 
@@ -47,6 +47,8 @@ export function payoutConsumer(deps: PayoutConsumerDeps, network: NetworkConfig,
     async handle(tx, event) {
       switch (event.type) {
         case 'block':
+          // Logs may record a conflict under a payout's nonce: the expiry pass looks again.
+          if (event.logs.length > 0) forgetQuiet(expiry);
           if (completion.skip(event)) return;
           await recordExecutions(tx, network, router, event.logs, log);
           await completeDue(tx, network, event.head);
@@ -54,6 +56,7 @@ export function payoutConsumer(deps: PayoutConsumerDeps, network: NetworkConfig,
           return;
         case 'reorg':
           completion.forget();
+          forgetQuiet(expiry); // a lost execution leaves its payout open again
           await forgetExecutions(tx, network, event.ancestor.number, log);
           return;
         case 'finalize':
