@@ -3,7 +3,8 @@ import type { Consumer } from '../../followers/types.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { FollowerOptions, ModuleContext } from '../module.ts';
 import type { PayoutChains } from './payout.chain.ts';
-import { type ExpireMemo, expirePayouts } from './payout.expire.ts';
+import { completionGate } from './payout.completion.ts';
+import { type ExpireMemo, expirePayouts, forgetQuiet } from './payout.expire.ts';
 import { PAYOUT_EXECUTED_TOPIC } from './payout.order.ts';
 import { completeDue, forgetExecutions, recordExecutions } from './payout.settle.ts';
 
@@ -37,6 +38,8 @@ export function routerStreamDeps({ services }: ModuleContext, options: FollowerO
 export function payoutConsumer(deps: PayoutConsumerDeps, network: NetworkConfig, router: string): Consumer {
   const log = deps.logger.child({ consumer: PAYOUTS_STREAM, network: network.id });
   const expiry: ExpireMemo = {};
+  // A block with no logs completes nothing while no execution waits (payout.completion.ts).
+  const completion = completionGate(network, { batch: false });
   return {
     stream: PAYOUTS_STREAM,
     filter: { address: router, topics: [PAYOUT_EXECUTED_TOPIC] },
@@ -44,17 +47,27 @@ export function payoutConsumer(deps: PayoutConsumerDeps, network: NetworkConfig,
     async handle(tx, event) {
       switch (event.type) {
         case 'block':
+          // Logs may record a conflict under a payout's nonce: the expiry pass looks again.
+          if (event.logs.length > 0) forgetQuiet(expiry);
+          if (completion.skip(event)) return;
           await recordExecutions(tx, network, router, event.logs, log);
           await completeDue(tx, network, event.head);
+          await completion.look(tx);
           return;
         case 'reorg':
+          completion.forget();
+          forgetQuiet(expiry); // a lost execution leaves its payout open again
           await forgetExecutions(tx, network, event.ancestor.number, log);
           return;
         case 'finalize':
           return;
       }
     },
-    afterTick: (ctx) =>
-      expirePayouts({ chains: deps.chains, logger: log }, network, ctx, { batch: false }, expiry),
+    async afterTick(ctx) {
+      completion.committed(ctx.cursor.hash);
+      await expirePayouts({ chains: deps.chains, logger: log }, network, ctx, { batch: false }, expiry);
+      // A pass that found stranded payouts may have recorded an execution the stream missed.
+      if (expiry.nothingAt === undefined) completion.forget();
+    },
   };
 }

@@ -10,6 +10,7 @@ import { type FailureReason, Payout } from './payout.entity.ts';
 import { PAYOUT_EXECUTED_TOPIC } from './payout.order.ts';
 import { payoutReads } from './payout.reads.ts';
 import { noteReason } from './payout.revert.ts';
+import { ORDER_TTL_SECONDS } from './payout.service.ts';
 import { applyChanges, decodeExecution, executionChange } from './payout.settle.ts';
 import { type PayoutChange, payoutSnapshot } from './payout.transition.ts';
 
@@ -45,15 +46,37 @@ export interface ExpireDeps {
   logger: Logger;
 }
 
+/** How long a quiet horizon is trusted at most before a pass looks again (rows written by hand, say). */
+export const QUIET_REFRESH_MS = 60_000;
+/**
+ * The margin a new payout's deadline keeps above the chain time its creator saw: it is the later of the
+ * creating host's wall clock and the chain's head time, plus ORDER_TTL_SECONDS; half of that leaves
+ * room for the hosts' clocks to differ.
+ */
+const NEW_DEADLINE_MARGIN_SECONDS = ORDER_TTL_SECONDS / 2;
+
 /**
  * What a consumer remembers between its ticks: the evidence block at which a pass found nothing to
  * settle. Until the evidence block moves nothing can join that empty set — a deadline is compared with
  * the evidence block's time, a conflict is recorded at a block the stream processes, which moves the
  * evidence block once it is final, and a new payout's deadline lies in the future — so a tick at the same
  * evidence block skips the pass (most ticks of a network whose blocks are slower than the poll).
+ *
+ * `quiet`: after an empty pass, how far the evidence block may move and still find nothing (a chain
+ * mining a block each poll moved it every tick: a query each). Nothing joins the set before the open
+ * payouts' earliest deadline, their lowest conflict block, or a new payout's deadline (at least
+ * NEW_DEADLINE_MARGIN_SECONDS past the chain and wall time of the pass); a conflict or a lost execution
+ * is recorded only by the stream's logs or a reorganisation, which call {@link forgetQuiet}. Trusted for
+ * QUIET_REFRESH_MS at most.
  */
 export interface ExpireMemo {
   nothingAt?: number;
+  quiet?: { beforeTime: number; beforeBlock: number; until: number };
+}
+
+/** The stream's logs or a reorganisation may have made a payout stranded: the next pass looks. */
+export function forgetQuiet(memo: ExpireMemo): void {
+  memo.quiet = undefined;
 }
 
 export async function expirePayouts(
@@ -65,6 +88,17 @@ export async function expirePayouts(
 ): Promise<void> {
   const evidence = await evidenceBlock(network, ctx);
   if (!evidence || memo.nothingAt === evidence.number) return;
+  const quiet = memo.quiet;
+  if (
+    quiet &&
+    Date.now() < quiet.until &&
+    evidence.timestamp <= quiet.beforeTime &&
+    evidence.number < quiet.beforeBlock
+  ) {
+    memo.nothingAt = evidence.number;
+    return;
+  }
+  memo.quiet = undefined;
   const stranded = await ctx.read((em) =>
     em.find(
       Payout,
@@ -85,6 +119,7 @@ export async function expirePayouts(
   // Only an empty pass is remembered: one that found payouts runs again next tick (a read that failed
   // is retried, a conflict waits for its reorganisation).
   memo.nothingAt = stranded.length === 0 ? evidence.number : undefined;
+  if (stranded.length === 0) memo.quiet = await quietHorizon(network, ctx, evidence.timestamp, which);
   for (const payout of stranded) {
     // Chain I/O outside any transaction, at the evidence block: a used nonce stays used, and an unused
     // one at a block past the deadline can never be used again.
@@ -102,6 +137,33 @@ export async function expirePayouts(
     // A conflict whose execution is not there at the final block waits for its reorganisation.
     else if (payout.deadline < evidence.timestamp) await fail(deps, ctx, payout);
   }
+}
+
+/**
+ * After an empty pass at an evidence block of time `at`: how far the evidence may move and still find
+ * nothing (see {@link ExpireMemo}). A deadline equal to the evidence time is not yet past it.
+ */
+async function quietHorizon(
+  network: NetworkConfig,
+  ctx: TickContext,
+  at: number,
+  which: { batch: boolean },
+): Promise<ExpireMemo['quiet']> {
+  const [row] = await ctx.read((em) =>
+    em.execute<{ deadline: string | null; conflict: string | null }[]>(
+      `select min(deadline)::text as deadline, min(conflict_block)::text as conflict from payouts
+        where network = ? and status in ('pending', 'authorized', 'submitted') and executed_block is null
+          and batch_id is ${which.batch ? 'not null' : 'null'}`,
+      [network.id],
+    ),
+  );
+  const wall = Math.floor(Date.now() / 1000);
+  const beforeTime = Math.min(
+    row?.deadline == null ? Number.POSITIVE_INFINITY : Number(row.deadline),
+    Math.min(at, wall) + NEW_DEADLINE_MARGIN_SECONDS,
+  );
+  const beforeBlock = row?.conflict == null ? Number.POSITIVE_INFINITY : Number(row.conflict);
+  return { beforeTime, beforeBlock, until: Date.now() + QUIET_REFRESH_MS };
 }
 
 /**
