@@ -1,13 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EvmLog } from '../../src/chains/evm/index.ts';
 import type { NetworkConfig } from '../../src/chains/networks.ts';
-import type { EntityManager } from '../../src/db/orm.ts';
-import type { TickContext } from '../../src/followers/types.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { batchConsumer } from '../../src/modules/batch/batch.consumer.ts';
 import type { PayoutChains } from '../../src/modules/payout/payout.chain.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
-import { countingStatements } from '../support/db.ts';
+import { foreignLog, header, routerStream } from './stream-harness.ts';
 
 /**
  * The batches stream runs nothing for a block with no logs while no executed item waits for its
@@ -22,42 +19,12 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 const network = { id: 'eth', kind: 'evm', confirmations: [] } as unknown as NetworkConfig;
-const header = (number: number) => ({
-  number,
-  hash: `0x${number.toString(16).padStart(64, '0')}`,
-  parentHash: `0x${'0'.repeat(64)}`,
-  timestamp: 1_000 + number,
-});
 const consumer = batchConsumer(
   { chains: {} as PayoutChains, logger: createLogger('error') },
   network,
   `0x${'7'.repeat(40)}`,
 );
-
-/** The follower's block transaction for the stream at `to`; how many statements the handler ran. */
-async function block(to: number, logs: EvmLog[] = []): Promise<number> {
-  return t.app.fork().transactional(async (tx) => {
-    const { em: counted, count } = countingStatements(tx);
-    const head = header(to);
-    await consumer.handle(counted, { type: 'block', from: to, to: head, logs, head, finalized: to - 5 });
-    await consumer.handle(counted, { type: 'finalize', block: to - 5 });
-    return count();
-  });
-}
-
-/** The after-tick pass with the stream's cursor at `at` (as the follower calls it once committed). */
-const afterTick = (at: number) =>
-  consumer.afterTick!({
-    head: header(at),
-    finalized: at - 5,
-    cursor: header(at),
-    evidence: async () => header(at - 5),
-    transaction: <T>(work: (tx: EntityManager) => Promise<T>) => t.app.fork().transactional(work),
-    read: <T>(work: (em: EntityManager) => Promise<T>) => work(t.app.fork()),
-  } satisfies TickContext);
-
-const foreignLog = (blockNumber: number) =>
-  ({ address: `0x${'9'.repeat(40)}`, topics: [], data: '0x', blockNumber }) as unknown as EvmLog;
+const { block, afterTick } = routerStream(() => t, consumer);
 
 describe('the batches stream on blocks with no logs', () => {
   it('completes nothing while no executed item waits, and looks again after logs or a reorganisation', async () => {

@@ -2,13 +2,12 @@ import { AbiCoder, toBeHex, zeroPadValue } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EvmLog } from '../../src/chains/evm/index.ts';
 import type { NetworkConfig } from '../../src/chains/networks.ts';
-import type { EntityManager } from '../../src/db/orm.ts';
-import type { TickContext } from '../../src/followers/types.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import type { PayoutChains } from '../../src/modules/payout/payout.chain.ts';
 import { payoutConsumer } from '../../src/modules/payout/payout.consumer.ts';
 import { PAYOUT_EXECUTED_TOPIC } from '../../src/modules/payout/payout.order.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
+import { foreignLog, header, routerStream } from './stream-harness.ts';
 
 /**
  * The payouts stream runs nothing for a block with no logs while no executed payout waits for its
@@ -25,12 +24,6 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 const network = { id: 'eth', kind: 'evm', confirmations: [{ blocks: 1 }] } as unknown as NetworkConfig;
-const header = (number: number) => ({
-  number,
-  hash: `0x${number.toString(16).padStart(64, '0')}`,
-  parentHash: `0x${'0'.repeat(64)}`,
-  timestamp: 1_000 + number,
-});
 const router = `0x${'4'.repeat(40)}`;
 const payer = `0x${'3'.repeat(40)}`;
 const recipient = `0x${'2'.repeat(40)}`;
@@ -54,41 +47,7 @@ const chains = {
   logsSince: async () => [execution(113)],
 } as unknown as PayoutChains;
 const consumer = payoutConsumer({ chains, logger: createLogger('error') }, network, router);
-
-/** The follower's block transaction for the stream at `to`; how many statements the handler ran. */
-async function block(to: number, logs: EvmLog[] = []): Promise<number> {
-  return t.app.fork().transactional(async (tx) => {
-    let statements = 0;
-    const counted = new Proxy(tx, {
-      get(target, key, receiver) {
-        const value = Reflect.get(target, key, receiver);
-        if (typeof value !== 'function') return value;
-        return (...args: unknown[]) => {
-          if (key === 'execute' || key === 'find' || key === 'findOne') statements++;
-          return value.apply(target, args);
-        };
-      },
-    });
-    const head = header(to);
-    await consumer.handle(counted, { type: 'block', from: to, to: head, logs, head, finalized: to - 5 });
-    await consumer.handle(counted, { type: 'finalize', block: to - 5 });
-    return statements;
-  });
-}
-
-/** The after-tick pass with the stream's cursor at `at` (as the follower calls it once committed). */
-const afterTick = (at: number) =>
-  consumer.afterTick!({
-    head: header(at),
-    finalized: at - 5,
-    cursor: header(at),
-    evidence: async () => header(at - 5),
-    transaction: <T>(work: (tx: EntityManager) => Promise<T>) => t.app.fork().transactional(work),
-    read: <T>(work: (em: EntityManager) => Promise<T>) => work(t.app.fork()),
-  } satisfies TickContext);
-
-const foreignLog = (blockNumber: number) =>
-  ({ address: `0x${'9'.repeat(40)}`, topics: [], data: '0x', blockNumber }) as unknown as EvmLog;
+const { block, afterTick } = routerStream(() => t, consumer);
 
 const status = async () =>
   (await t.app.fork().execute<{ status: string }[]>(`select status from payouts where id = 'po_idle'`))[0]
