@@ -1,4 +1,3 @@
-import { LockMode } from '@mikro-orm/core';
 import { keccak256, type Wallet } from 'ethers';
 import type { EvmClient } from '../chains/evm/index.ts';
 import type { NetworkConfig } from '../chains/networks.ts';
@@ -9,6 +8,7 @@ import {
   broadcastStored,
   currentFees,
   GAS_MARGIN_PERCENT,
+  type StoredTx,
   signCall,
   simulateMany,
 } from './evm-send.ts';
@@ -250,10 +250,11 @@ async function sendClaimed(
       'select next_nonce from relayer_wallets where network = ? and address = ? for update',
       [network.id, wallet.address],
     );
-    const fresh = await tx.find(
-      RelayRequest,
-      { id: { $in: affordable.map((s) => s.request.id) }, nonce: null, status: 'queued' },
-      { lockMode: LockMode.PESSIMISTIC_WRITE, orderBy: { id: 'asc' } },
+    // Plain statements under the lock, no entities: the lock is held for as short as the writes take.
+    const fresh = await tx.execute<{ id: string }[]>(
+      `select id from relay_requests
+        where id = any(?::bigint[]) and nonce is null and status = 'queued' order by id for update`,
+      [`{${affordable.map((s) => s.request.id).join(',')}}`],
     );
     const freshIds = new Set(fresh.map((r) => Number(r.id)));
     const going = affordable.filter((s) => freshIds.has(Number(s.request.id)));
@@ -263,25 +264,48 @@ async function sendClaimed(
       signed = await sign(going, first);
       signedAgain = true;
     }
-    const saved = going.map((s, i) => {
-      const raw = signed[i]!;
-      const row = fresh.find((r) => Number(r.id) === Number(s.request.id))!;
-      row.nonce = first + i;
-      return tx.create(RelayTransaction, {
-        request: row,
-        network: network.id,
-        wallet: wallet.address,
-        nonce: first + i,
-        kind: 'call',
-        hash: keccak256(raw).toLowerCase(),
-        raw,
-        gasLimit: s.gasLimit.toString(),
-        maxFee: fees.maxFee.toString(),
-        priorityFee: fees.priorityFee?.toString() ?? null,
-        status: 'signed',
-      });
-    });
-    await tx.flush();
+    const rows = going.map((s, i) => ({
+      request_id: Number(s.request.id),
+      nonce: first + i,
+      hash: keccak256(signed[i]!).toLowerCase(),
+      raw: signed[i]!,
+      gas_limit: s.gasLimit.toString(),
+    }));
+    // The transactions and their requests' nonces in one statement (the ORM's flush was several, and
+    // CPU under the lock).
+    const inserted =
+      rows.length === 0
+        ? []
+        : await tx.execute<{ id: string; request_id: string }[]>(
+            `with v as (
+               select * from json_to_recordset(?::json)
+                 as v(request_id bigint, nonce bigint, hash text, raw text, gas_limit numeric)),
+             ins as (
+               insert into relay_transactions
+                 (request_id, network, wallet, nonce, kind, hash, raw, gas_limit, max_fee, priority_fee, status, created_at)
+               select v.request_id, ?, ?, v.nonce, 'call', v.hash, v.raw, v.gas_limit, ?::numeric, ?::numeric, 'signed', now()
+                 from v
+               returning id, request_id),
+             upd as (
+               update relay_requests r set nonce = v.nonce, updated_at = now() from v where r.id = v.request_id)
+             select id, request_id from ins`,
+            [
+              JSON.stringify(rows),
+              network.id,
+              wallet.address,
+              fees.maxFee.toString(),
+              fees.priorityFee?.toString() ?? null,
+            ],
+          );
+    const idOf = new Map(inserted.map((r) => [Number(r.request_id), Number(r.id)]));
+    const saved: StoredTx[] = rows.map((r) => ({
+      id: idOf.get(r.request_id)!,
+      request: { id: r.request_id },
+      wallet: wallet.address,
+      nonce: r.nonce,
+      hash: r.hash,
+      raw: r.raw,
+    }));
     await tx.execute(
       'update relayer_wallets set next_nonce = ?, updated_at = now() where network = ? and address = ?',
       [first + going.length, network.id, wallet.address],
@@ -322,14 +346,14 @@ async function sendClaimed(
  * node refused in the batch is sent again on its own, which reads the refusal (evm-send.ts). Returns
  * those the node took, for the caller to record.
  */
-export async function broadcastInOrder(
+export async function broadcastInOrder<T extends StoredTx>(
   relayer: Relayer,
   network: NetworkConfig,
   client: EvmClient,
-  stored: readonly RelayTransaction[],
-): Promise<RelayTransaction[]> {
+  stored: readonly T[],
+): Promise<T[]> {
   const ordered = [...stored].sort((a, b) => Number(a.nonce) - Number(b.nonce));
-  const took: RelayTransaction[] = [];
+  const took: T[] = [];
   for (let at = 0; at < ordered.length; at += BROADCAST_BATCH) {
     const part = ordered.slice(at, at + BROADCAST_BATCH);
     const answers = await client.transport.batch(

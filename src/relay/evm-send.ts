@@ -6,7 +6,6 @@ import { isAppError, unavailable } from '../errors.ts';
 import { faultPoint } from '../lib/fault.ts';
 import { keyBytes, signEvmTx } from './evm-sign.ts';
 import { recordSent } from './outcomes.ts';
-import type { RelayTransaction } from './relay.entity.ts';
 import type { Relayer } from './relayer.ts';
 
 /**
@@ -124,6 +123,16 @@ export async function signCall(
 /** Each relayer wallet's key as bytes, converted once. */
 const keys = new WeakMap<Wallet, Uint8Array>();
 
+/** What broadcasting a stored transaction needs of its row (a `RelayTransaction`, or the few columns a send wrote). */
+export interface StoredTx {
+  id: number;
+  request: { id: number };
+  wallet: string;
+  nonce?: number | null;
+  hash: string;
+  raw: string;
+}
+
 /**
  * Broadcasts stored bytes. A refusal is not an error of the job: out of gas is an episode (the
  * watcher re-broadcasts once funded), a nonce already used is the watcher's to reconcile, anything
@@ -133,7 +142,7 @@ export async function broadcastStored(
   relayer: Relayer,
   network: NetworkConfig,
   client: EvmClient,
-  stored: RelayTransaction,
+  stored: StoredTx,
 ): Promise<boolean> {
   if (!(await broadcastOnly(relayer, network, client, stored))) return false;
   faultPoint('relay:after-broadcast');
@@ -146,7 +155,7 @@ export async function broadcastOnly(
   relayer: Relayer,
   network: NetworkConfig,
   client: EvmClient,
-  stored: RelayTransaction,
+  stored: StoredTx,
 ): Promise<boolean> {
   try {
     await client.broadcast(stored.raw);
@@ -165,4 +174,4 @@ export async function broadcastOnly(
   return true;
 }
 
-const requestIdOf = (stored: RelayTransaction) => Number(stored.request.id);
+const requestIdOf = (stored: StoredTx) => Number(stored.request.id);

@@ -351,6 +351,56 @@ describe('authorize (4.12) and status (4.13)', () => {
     expect(row!.signature.slice(-2)).toBe(sig.v.toString(16));
   });
 
+  it('accepts exactly what the router’s ecrecover accepts from the payout wallet, with today’s codes', async () => {
+    const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+    const hex32 = (x: bigint) => x.toString(16).padStart(64, '0');
+    const { body: created } = await create({ amount: '1' });
+    const td = created.typed_data;
+    const sig = Signature.from(await signOrder(f.payer, td));
+    const r = BigInt(sig.r);
+    const s = BigInt(sig.s);
+    const v = (x: number) => x.toString(16).padStart(2, '0');
+    const with_ = (rr: bigint, ss: bigint, vv: number) => `0x${hex32(rr)}${hex32(ss)}${v(vv)}`;
+    const call = (signature: string) =>
+      f.call('/v1/payouts/authorize', { payout: created.payout, signature });
+    // Malformed: v outside 0/1/27/28, r or s zero or not below the curve order, r not a point's x.
+    for (const bad of [
+      with_(r, s, 29),
+      with_(r, s, 2),
+      with_(0n, s, sig.v),
+      with_(N, s, sig.v),
+      with_(N + 1n, s, sig.v),
+      with_(r, N, sig.v),
+      with_(r, 0n, sig.v),
+      with_(5n, s, sig.v), // x = 5 is on no point of secp256k1 (5³ + 7 = 132 is no square mod p)
+    ]) {
+      const res = await call(bad);
+      expect(res.status, bad).toBe(400);
+      expect(res.body.error.code).toBe('validation');
+    }
+    // Valid signatures of another key: the other v, another chain's or router's domain, a stranger.
+    const flipped = with_(r, s, sig.v === 27 ? 28 : 27);
+    const otherChain = await signOrder(f.payer, { ...td, domain: { ...td.domain, chainId: 1 } });
+    const otherRouter = await signOrder(f.payer, {
+      ...td,
+      domain: { ...td.domain, verifyingContract: f.contracts.batchPayoutRouter },
+    });
+    const stranger = await signOrder(Wallet.createRandom(), td);
+    for (const other of [flipped, otherChain, otherRouter, stranger]) {
+      const res = await call(other);
+      expect(res.status).toBe(403);
+      expect(res.body.error.code).toBe('forbidden');
+    }
+    expect((await f.call('/v1/payouts/status', { payout: created.payout })).body.status).toBe('pending');
+    // The malleated twin (N − s, the other v) recovers to the same wallet: accepted, stored low-s.
+    const ok = await call(with_(r, N - s, sig.v === 27 ? 28 : 27));
+    expect(ok.status).toBe(200);
+    const [row] = await f.t.app
+      .fork()
+      .execute<{ signature: string }[]>(`select signature from payouts where id = ?`, [created.payout]);
+    expect(row!.signature).toBe(sig.serialized.toLowerCase());
+  });
+
   it('answers 410 past the deadline; the follower settles it failed/expired on final chain evidence', async () => {
     const { body: created } = await create({ amount: '1', external_id: 'po-late' });
     await f.t.app

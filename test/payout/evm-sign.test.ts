@@ -38,3 +38,41 @@ it('signs every case exactly as ethers does, and each recovers to its wallet', a
     expect(Transaction.from(ours).from).toBe(c.wallet.address);
   }
 });
+
+it('signs exactly as ethers does when r or s starts with a zero byte (RLP drops it)', async () => {
+  const wallet = new Wallet(`0x${'42'.repeat(32)}`);
+  const seen = { r: 0, s: 0 };
+  for (let nonce = 0; nonce < 5_000 && (seen.r < 2 || seen.s < 2); nonce++) {
+    const tx = {
+      chainId: 31337,
+      nonce,
+      to: wallet.address,
+      data: '0x',
+      value: 0n,
+      gasLimit: 21_000n,
+      maxFee: 10n ** 9n,
+      priorityFee: nonce % 2 ? 10n ** 8n : undefined,
+    };
+    const ours = signEvmTx(keyBytes(wallet.privateKey), tx);
+    const { signature } = Transaction.from(ours);
+    const r = signature!.r.startsWith('0x00');
+    const s = signature!.s.startsWith('0x00');
+    if (!r && !s) continue;
+    if (r) seen.r++;
+    if (s) seen.s++;
+    const theirs = await wallet.signTransaction({
+      chainId: tx.chainId,
+      nonce,
+      to: tx.to,
+      data: tx.data,
+      value: tx.value,
+      gasLimit: tx.gasLimit,
+      ...(tx.priorityFee === undefined
+        ? { type: 0, gasPrice: tx.maxFee }
+        : { type: 2, maxFeePerGas: tx.maxFee, maxPriorityFeePerGas: tx.priorityFee }),
+    });
+    expect(ours).toBe(theirs);
+  }
+  expect(seen.r).toBeGreaterThanOrEqual(2);
+  expect(seen.s).toBeGreaterThanOrEqual(2);
+});

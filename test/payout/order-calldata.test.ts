@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { getAddress, hexlify, TypedDataEncoder } from 'ethers';
+import { getAddress, hexlify, Interface, TypedDataEncoder } from 'ethers';
 import { expect, it } from 'vitest';
 import { buildBatchTypedData, typedDataDigest, typesForEthers } from '../../src/chains/payout-typed-data.ts';
+import { nonceUsedCalldata } from '../../src/modules/payout/payout.chain.ts';
 import { executeCalldata, orderTypedData, PAYOUT_ROUTER } from '../../src/modules/payout/payout.order.ts';
 
 /**
@@ -65,4 +66,15 @@ it('hashes single and batch orders as TypedDataEncoder.hash does, across domains
     for (const td of [single, batch])
       expect(typedDataDigest(td)).toBe(TypedDataEncoder.hash(td.domain, typesForEthers(td), td.message));
   }
+});
+
+it('writes the nonceUsed calldata ethers would, for any signer and nonce', () => {
+  const views = new Interface(['function nonceUsed(address merchant, uint256 nonce) view returns (bool)']);
+  for (let i = 0; i < 50; i++) {
+    const signer = i % 2 ? address() : address().toLowerCase();
+    const nonce = i === 0 ? 0n : i === 1 ? 2n ** 256n - 1n : BigInt(uint(1 + (i % 32)));
+    expect(nonceUsedCalldata(signer, nonce)).toBe(views.encodeFunctionData('nonceUsed', [signer, nonce]));
+  }
+  expect(() => nonceUsedCalldata('0x12', 1n)).toThrow();
+  expect(() => nonceUsedCalldata(address(), 2n ** 256n)).toThrow();
 });

@@ -34,3 +34,37 @@ it('refuses a signature that recovers to nothing', () => {
   const zeroR = `0x${'00'.repeat(32)}${sign(payer, digest(1)).slice(66)}`;
   expect(() => signerOf(digest(1), zeroR, payer.address)).toThrow();
 });
+
+it('answers what ethers’ recovery answers on random and edge signatures, and throws where it throws', () => {
+  const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+  const payer = Wallet.createRandom();
+  const hex32 = (x: bigint) => x.toString(16).padStart(64, '0');
+  const outcome = (f: () => string) => {
+    try {
+      return f();
+    } catch {
+      return 'throws';
+    }
+  };
+  const d = digest(7);
+  const good = sign(payer, d);
+  const s = BigInt(`0x${good.slice(66, 130)}`);
+  const cases = [
+    good,
+    `0x${hex32(1n)}${good.slice(66)}`,
+    `0x${hex32(5n)}${good.slice(66)}`, // no point has x = 5
+    `0x${hex32(N)}${good.slice(66)}`,
+    `0x${hex32(N - 1n)}${good.slice(66)}`,
+    `0x${good.slice(2, 66)}${hex32(1n)}1b`,
+    `0x${good.slice(2, 66)}${hex32(N)}1b`,
+    `0x${good.slice(2, 66)}${hex32(N - s)}${good.endsWith('1b') ? '1c' : '1b'}`, // the malleated twin
+  ];
+  for (let i = 0; i < 20; i++) cases.push(`0x${keccak256(toUtf8Bytes(`r${i}`)).slice(2)}${good.slice(66)}`);
+  for (const sig of cases)
+    expect(
+      outcome(() => signerOf(d, sig, payer.address)),
+      sig,
+    ).toBe(outcome(() => recoverAddress(d, sig)));
+  for (const v of ['00', '01', '1d', 'ff'])
+    expect(() => signerOf(d, `${good.slice(0, -2)}${v}`, payer.address)).toThrow();
+});

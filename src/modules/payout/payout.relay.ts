@@ -10,6 +10,9 @@ import { noteChange, noteOf, RETRYABLE, revertReason } from './payout.revert.ts'
 import { applyChanges } from './payout.settle.ts';
 import { payoutSnapshot } from './payout.transition.ts';
 
+/** What {@link RelayHandler.checkMany} reads of each payout. */
+type CheckedPayout = Pick<Payout, 'id' | 'status' | 'network' | 'router' | 'payer' | 'nonce'>;
+
 /**
  * Single payouts as the transaction submitter sees them (src/relay/types.ts). The submitter gets the
  * call on chain; this says whether it is still wanted (never a second execution: the router's
@@ -38,7 +41,13 @@ export function payoutRelayHandler(deps: {
     // One read of the payouts, one batch of `nonceUsed` per network: a pipelined send checks its whole
     // queue before sending, and the watcher its mined relays before finishing them.
     async checkMany(requests) {
-      const payouts = await deps.fork().find(Payout, { id: { $in: requests.map((r) => r.subjectId) } });
+      // The few columns the check needs, not whole entities: a send checks up to 200 at once.
+      const payouts = await deps
+        .fork()
+        .execute<CheckedPayout[]>(
+          'select id, status, network, router, payer, nonce from payouts where id = any(?::text[])',
+          [`{${requests.map((r) => r.subjectId).join(',')}}`],
+        );
       const byId = new Map(payouts.map((p) => [p.id, p]));
       const open = payouts.filter((p) => p.status !== 'completed' && p.status !== 'failed');
       const used = new Map<string, boolean>();

@@ -1,75 +1,51 @@
-import { secp256k1 } from '@noble/curves/secp256k1';
-import { computeAddress, SigningKey } from 'ethers';
+import { computeAddress } from 'ethers';
+import { recover } from 'tiny-secp256k1';
 import { checksumAddress } from '../../chains/payout-typed-data.ts';
 
 /**
- * Who signed a payout order, answered fast for the payout wallets this process has already seen.
- * Recovering a signer from a signature multiplies an arbitrary curve point (several milliseconds of
- * CPU, the largest part of an authorization); checking a signature against a known public key
- * multiplies only the generator and that key, both with precomputed tables. So the first signature of a
- * payout wallet is recovered (its public key kept), and later ones are checked against the key:
+ * Who signed a payout order: `ecrecover`, computed by libsecp256k1 (the library geth's `ecrecover`
+ * precompile uses) compiled to WebAssembly (tiny-secp256k1; no native build). A recovery there costs a
+ * fraction of the pure-JS one (noble, through ethers) and of the noble check against a cached key it
+ * replaces; Node's own OpenSSL is no help: its secp256k1 is the generic prime-curve code (about as slow
+ * as noble's cached check) and it has no Keccak digest to verify an EIP-712 signature with.
  *
- *   R = (h·s⁻¹)·G + (r·s⁻¹)·Q, and the signature recovers to Q exactly when R.x = r and R.y's parity is v − 27
- *
- * which is what `ecrecover` (and the router) computes backwards. Anything else — an unknown wallet, a
- * signature that does not match the key — takes the slow path, so the answer is always the recovered
- * signer.
+ * What recovers is decided by `v` exactly as on chain: the key whose signature (r, s) with R's
+ * y-parity `v − 27` is. A payout wallet's public key, once recovered, is kept (65 bytes) only to name
+ * it without hashing the key again; the answer is always the recovered signer.
  */
 
-/** Payout wallets whose keys are kept; past this the oldest is forgotten (a table is ~60 kB). */
-const MAX_KEYS = 256;
-/** Precomputation window: 4 keeps a key's table small while making its multiplications ~3× cheaper. */
-const WINDOW = 4;
+/** Payout wallets whose public keys are kept; past this the oldest is forgotten. */
+const MAX_KEYS = 4_096;
 
-type Point = InstanceType<typeof secp256k1.ProjectivePoint>;
-const keys = new Map<string, Point>();
-const N = secp256k1.CURVE.n;
+const keys = new Map<string, Uint8Array>();
+const HALF_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n / 2n;
 
 /**
- * The checksummed address that produced `signature` (65 bytes, `v` 27/28, low `s`: normalised) over
- * `digest`; `expected` is the wallet it should be, whose key (once known) makes the answer cheap.
- * Throws on a signature that recovers to nothing.
+ * The checksummed address that produced `signature` (65 bytes hex, `v` 27/28, low `s`: normalised)
+ * over `digest` (32 bytes hex); `expected` is the wallet it should be. Throws on a signature that
+ * recovers to nothing (r or s zero or not below the curve order, r not a point's x, v not 27/28)
+ * or is not normalised (s above half the order).
  */
 export function signerOf(digest: string, signature: string, expected: string): string {
+  const hex = signature.startsWith('0x') ? signature.slice(2) : signature;
+  if (!/^[0-9a-fA-F]{130}$/.test(hex)) throw new TypeError('expected 65 bytes of hex');
+  const v = Number.parseInt(hex.slice(128, 130), 16);
+  if (v !== 27 && v !== 28) throw new RangeError(`v must be 27 or 28, got ${v}`);
+  // Normalised means low s (normalizeSignatureV); a high one here is a caller's mistake, as it was for ethers.
+  if (BigInt(`0x${hex.slice(64, 128)}`) > HALF_N) throw new RangeError('s must be low (normalised)');
+  const h = Buffer.from(digest.slice(2), 'hex');
+  if (h.length !== 32) throw new TypeError('expected a 32-byte digest');
+  const publicKey = recover(h, Buffer.from(hex.slice(0, 128), 'hex'), (v - 27) as 0 | 1, false);
+  if (!publicKey) throw new Error('the signature recovers to no key');
   const wallet = checksumAddress(expected);
-  const key = keys.get(wallet);
-  if (key && matches(key, digest, signature)) return wallet;
-  const publicKey = SigningKey.recoverPublicKey(digest, signature);
-  const signer = computeAddress(publicKey);
-  if (signer === wallet && !key) remember(wallet, publicKey);
+  const known = keys.get(wallet);
+  if (known && Buffer.compare(known, publicKey) === 0) return wallet;
+  const signer = computeAddress(`0x${Buffer.from(publicKey).toString('hex')}`);
+  if (signer === wallet) remember(wallet, publicKey);
   return signer;
 }
 
-function matches(key: Point, digest: string, signature: string): boolean {
-  const hex = signature.slice(2);
-  const r = BigInt(`0x${hex.slice(0, 64)}`);
-  const s = BigInt(`0x${hex.slice(64, 128)}`);
-  const v = Number.parseInt(hex.slice(128, 130), 16);
-  if (r <= 0n || r >= N || s <= 0n || s >= N || (v !== 27 && v !== 28)) return false;
-  const h = BigInt(digest) % N;
-  const w = invert(s);
-  const u1 = (h * w) % N;
-  const u2 = (r * w) % N;
-  const G = secp256k1.ProjectivePoint.BASE;
-  const sum = (u1 === 0n ? secp256k1.ProjectivePoint.ZERO : G.multiply(u1)).add(key.multiply(u2));
-  if (sum.equals(secp256k1.ProjectivePoint.ZERO)) return false;
-  const R = sum.toAffine();
-  return R.x === r && Number(R.y & 1n) === v - 27;
-}
-
-function remember(wallet: string, publicKey: string): void {
+function remember(wallet: string, publicKey: Uint8Array): void {
   if (keys.size >= MAX_KEYS) keys.delete(keys.keys().next().value!);
-  const point = secp256k1.ProjectivePoint.fromHex(publicKey.slice(2));
-  point._setWindowSize(WINDOW);
-  keys.set(wallet, point);
-}
-
-/** s⁻¹ mod N (extended Euclid; s is in (0, N), N prime). */
-function invert(s: bigint): bigint {
-  let [a, b, x, y] = [s, N, 1n, 0n];
-  while (b !== 0n) {
-    const q = a / b;
-    [a, b, x, y] = [b, a - q * b, y, x - q * y];
-  }
-  return ((x % N) + N) % N;
+  keys.set(wallet, publicKey);
 }
