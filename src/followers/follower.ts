@@ -95,6 +95,19 @@ export function createFollower(deps: FollowerDeps) {
       return work(tx);
     });
 
+  /**
+   * A transaction applying the events of `of`: should it fail, each is told (`rolledBack`), so what
+   * its handlers found there is never trusted (finding.ts).
+   */
+  const applying = async <T>(of: readonly Consumer[], work: (tx: EntityManager) => Promise<T>) => {
+    try {
+      return await transaction(work);
+    } catch (error) {
+      for (const consumer of of) consumer.rolledBack?.();
+      throw error;
+    }
+  };
+
   /** A read for a consumer's after-tick work: no transaction, no fence. */
   const read = <T>(work: (em: EntityManager) => Promise<T>) => work(deps.fork());
 
@@ -257,7 +270,7 @@ export function createFollower(deps: FollowerDeps) {
           head,
           finalized,
         } as const;
-        await transaction((tx) => apply(tx, consumer, stored ? cursor : null, event));
+        await applying([consumer], (tx) => apply(tx, consumer, stored ? cursor : null, event));
         cursor = to;
         stored = true;
         cursors?.set(consumer.stream, to);
@@ -313,22 +326,27 @@ export function createFollower(deps: FollowerDeps) {
     try {
       // The window last: its rows stay unlocked while consumers work (a stalled old leader must not
       // hold up the new one, which finds the old one's cursor move refused at commit).
-      await transaction(async (tx) => {
-        for (const [i, step] of steps.entries()) await handle(tx, step.consumer, events[i]!);
-        const moves = steps.map((s) => ({
-          stream: s.consumer.stream,
-          expected: s.stored ? s.after : null,
-          block: s.to,
-        }));
-        await moveCursors(tx, networkId, moves);
-        await saveIt(tx);
-      });
+      await applying(
+        steps.map((s) => s.consumer),
+        async (tx) => {
+          for (const [i, step] of steps.entries()) await handle(tx, step.consumer, events[i]!);
+          const moves = steps.map((s) => ({
+            stream: s.consumer.stream,
+            expected: s.stored ? s.after : null,
+            block: s.to,
+          }));
+          await moveCursors(tx, networkId, moves);
+          await saveIt(tx);
+        },
+      );
     } catch (error) {
       const alone = steps.length + (windowChange ? 1 : 0) <= 1;
       if (alone || error instanceof LeadershipLost || error instanceof CursorMoved) throw error;
       log.warn("the tick's transaction failed; applying each stream on its own", { error });
       for (const [i, step] of steps.entries()) {
-        await transaction((tx) => apply(tx, step.consumer, step.stored ? step.after : null, events[i]!));
+        await applying([step.consumer], (tx) =>
+          apply(tx, step.consumer, step.stored ? step.after : null, events[i]!),
+        );
         cursors?.set(step.consumer.stream, step.to);
       }
       if (windowChange) await transaction(saveIt);
