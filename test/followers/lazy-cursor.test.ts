@@ -1,8 +1,9 @@
-import type { Wallet } from 'ethers';
+import { keccak256, toUtf8Bytes, type Wallet } from 'ethers';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { EntityManager } from '../../src/db/orm.ts';
 import { evmSource } from '../../src/followers/evm-source.ts';
 import { createFollower, MAX_UNSAVED_MS } from '../../src/followers/follower.ts';
+import { PAYMENT_ROUTER } from '../../src/modules/session/session.chain.ts';
 import { sessionConsumer } from '../../src/modules/session/session.consumer.ts';
 import {
   mine,
@@ -223,5 +224,45 @@ describe('blocks every stream declares idle', () => {
     expect(await ledgerRows(tx)).toBe('1');
     expect(await storedCursor()).toBe(result.head.number);
     expect(await staleWindowRows()).toEqual([]);
+  });
+
+  it('do not hold back a session an operator attached a payment to from another process', async () => {
+    const { follower: made, seen } = follower({ maxUnsavedBlocks: 1_000, maxUnsavedMs: 3_600_000 });
+    const { call } = await readyToPay();
+    // Paid under another order_ref: a stray payment, recorded and claimed by no session.
+    const args = PAYMENT_ROUTER.decodeFunctionData('pay', call.data);
+    const data = PAYMENT_ROUTER.encodeFunctionData('pay', [
+      args[0],
+      args[1],
+      args[2],
+      keccak256(toUtf8Bytes('no session')),
+      args[4],
+    ]);
+    const tx = (await (await payer.sendTransaction({ to: call.to, data, gasLimit: 200_000n })).wait())!.hash;
+    await mine(f, 1);
+    await settle(made);
+    seen.transactions = 0;
+    await mine(f, 3);
+    await made.tick(); // idle: no paid session waits
+    expect(seen.transactions).toBe(0);
+    // Operators decide on a payment only as deep as the stored cursor says (stray.service.ts).
+    await made.flush();
+    const app = f.t.app;
+    const operator = await app.services.operators.createToken(app.fork(), {
+      name: 'lazy',
+      scopes: ['admin'],
+    });
+    const { session } = await readyToPay();
+    const [payment] = await app
+      .fork()
+      .execute<{ id: string }[]>('select id::text as id from payments where tx_hash = ?', [tx.toLowerCase()]);
+    await app.services.strayPayments.attach(app.fork(), operator.id, payment!.id, session);
+    expect((await sessionRow(f, session)).status).toBe('processing');
+    // Empty blocks only from here: the stream must look again, not skip them on what it knew.
+    for (let i = 0; i < 4; i++) {
+      await mine(f, 1);
+      await made.tick();
+    }
+    expect((await sessionRow(f, session)).status).toBe('completed');
   });
 });

@@ -1,10 +1,11 @@
+import { executeBound } from '../../db/bulk.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { Finding } from '../../followers/finding.ts';
 import type { Consumer } from '../../followers/types.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { recordPayments } from '../ledger/ledger.ts';
 import { PAYMENT_TOPIC, type SessionNetwork } from './session.chain.ts';
-import { claimable, claimPayments, paymentEntries } from './session.match.ts';
+import { claimableOrWaiting, claimPayments, PAID_WAITING, paymentEntries } from './session.match.ts';
 import { completeDue, releasePayments } from './session.settle.ts';
 import { type WatchDeps, watchSessions } from './session.watch.ts';
 
@@ -29,11 +30,9 @@ export interface SessionConsumerDeps extends WatchDeps {
  * complete it; a late report is claimed by the after-tick pass).
  */
 async function paidWaiting(em: EntityManager, network: SessionNetwork): Promise<boolean> {
-  const [row] = await em.execute<{ waiting: boolean }[]>(
-    `select exists(select 1 from sessions where network = ? and status = 'processing'
-                      and payment_id is not null) as waiting`,
-    [network.id],
-  );
+  const [row] = await executeBound<{ waiting: boolean }>(em, `select exists (${PAID_WAITING}) as waiting`, [
+    network.id,
+  ]);
   return row?.waiting === true;
 }
 
@@ -76,11 +75,13 @@ export function sessionConsumer(deps: SessionConsumerDeps, network: SessionNetwo
       // A player may report a transaction the ledger already holds: match it without waiting for a block.
       // Looked for with a plain read first: the claim's locks and its transaction only when one is there
       // (a report that commits after the read is seen by the next tick's).
-      if (await ctx.read((em) => claimable(em, network))) {
+      // The same read says whether a paid session waits (one an operator attached, from any process).
+      const look = await ctx.read((em) => claimableOrWaiting(em, network));
+      if (waiting.value !== true) waiting.know(look.waiting);
+      if (look.claimable) {
         const paid = await ctx.transaction((tx) => claimPayments(tx, network, log));
         if (paid.length > 0) waiting.know(true);
       }
-      if (waiting.value !== true) waiting.know(await ctx.read((em) => paidWaiting(em, network)));
       await watchSessions(deps, network, ctx);
     },
   };
