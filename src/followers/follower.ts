@@ -116,6 +116,8 @@ export function createFollower(deps: FollowerDeps) {
    * last write) and from which block a reorganisation replaced the stored window's rows.
    */
   let unsaved: { since: number; head: number; dirtyFrom?: number; reorgFrom?: number } | undefined;
+  /** The last consistent tick's window change, for `flush` (a Tron window is empty: no tip to use). */
+  let last: { key: string; change: Parameters<typeof saveWindow>[2] } | undefined;
   /** The final block as stored (chain_followers): the after-tick passes' evidence never passes it. */
   let storedFinal = -1;
   const maxUnsavedMs = deps.maxUnsavedMs ?? MAX_UNSAVED_MS;
@@ -223,18 +225,19 @@ export function createFollower(deps: FollowerDeps) {
     }
     // The window, the moved cursors and the busy streams' blocks in one transaction: one commit a tick
     // at most, not one a stream.
+    const windowChange = () => ({
+      from: unsaved?.reorgFrom,
+      added: unsaved?.dirtyFrom === undefined ? [] : window!.range(unsaved.dirtyFrom, head.number),
+      pruneTo,
+      head,
+      finalized,
+      nodeFinalized: verdict.state.nodeFinalized,
+    });
+    last = { key, change: windowChange() };
     if (write) {
-      const windowChange = {
-        from: unsaved?.reorgFrom,
-        added: unsaved?.dirtyFrom === undefined ? [] : window.range(unsaved.dirtyFrom, head.number),
-        pruneTo,
-        head,
-        finalized,
-        nodeFinalized: verdict.state.nodeFinalized,
-      };
       await commitSteps(
         busy.map((step) => ({ step, event: events[steps.indexOf(step)]! })),
-        windowChange,
+        last.change,
       );
       saved = { key, at: Date.now(), head: head.number };
       unsaved = undefined;
@@ -443,19 +446,14 @@ export function createFollower(deps: FollowerDeps) {
 
   /** Writes what idle ticks left in memory (a clean stop): the cursors and the window, if anything. */
   async function flush(): Promise<void> {
-    if (!unsaved || !window || !known || !saved) return;
-    const head = window.tip;
-    if (!head) return;
-    await commitSteps([], {
-      from: unsaved.reorgFrom,
-      added: unsaved.dirtyFrom === undefined ? [] : window.range(unsaved.dirtyFrom, head.number),
-      pruneTo: window.start === undefined ? head.number : window.start - 1,
-      head,
-      finalized: known.final,
-      nodeFinalized: known.nodeFinalized,
-    });
+    if (!unsaved || !last || !saved) return;
+    const change = { ...last.change, from: unsaved.reorgFrom };
+    const { dirtyFrom } = unsaved;
+    if (dirtyFrom !== undefined && window) change.added = window.range(dirtyFrom, change.head.number);
+    await commitSteps([], change);
+    saved = { key: last.key, at: Date.now(), head: change.head.number };
     unsaved = undefined;
-    storedFinal = known.final;
+    storedFinal = change.finalized;
   }
 
   /** The logs of every step, in chain order: window blocks by hash, a short final range by range. */
