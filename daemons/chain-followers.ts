@@ -112,6 +112,8 @@ export function startChainFollowers(app: App, options: FollowerOptions = {}): Ch
         await pause(RETRY_DELAY_MS);
       }
     }
+    // A clean stop writes what idle blocks left in memory (the next leader would read them again).
+    await follower?.flush().catch((error) => log.warn('could not write the cursors on stopping', { error }));
     forget();
   }
 

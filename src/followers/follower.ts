@@ -6,6 +6,7 @@ import type { Logger } from '../lib/logger.ts';
 import { type FinalityState, type FinalityVerdict, judgeFinality, windowFloor } from './finality.ts';
 import { LeadershipLost } from './leadership.ts';
 import {
+  type CursorMove,
   CursorMoved,
   loadCursor,
   loadCursors,
@@ -47,6 +48,20 @@ export const IDLE_HEARTBEAT_MS = 60_000;
  * its blocks with the other streams, in the tick's one transaction; further behind, it catches up alone.
  */
 export const SHORT_RANGE_BLOCKS = 100;
+/**
+ * Blocks every stream declares idle (no logs of its own, nothing due at their depth: Consumer.idle)
+ * are applied without a transaction: the cursors and the window move in memory and are written with
+ * the next transaction that has something to write, on a clean stop (`flush`), and at the latest once
+ * they have waited this long or this many blocks. The bound is what a crash or a takeover costs: the
+ * next leader reads those blocks again from the stored cursors (one header read and one `eth_getLogs`,
+ * as a short catch-up; every handler is idempotent and the blocks wrote nothing), and how far behind
+ * the console's and metrics' head and lag may be (the idle heartbeat, 60 s, is far longer). The
+ * after-tick passes take their evidence at the final block as stored, so a failure decided there waits
+ * at most this long (the final block never moves back across leaders: finality.ts).
+ */
+export const MAX_UNSAVED_MS = 10_000;
+/** The same bound in blocks, for fast chains (a block every 250 ms is 40 in MAX_UNSAVED_MS). */
+export const MAX_UNSAVED_BLOCKS = 50;
 
 export interface FollowerDeps {
   network: Pick<NetworkConfig, 'id'>;
@@ -57,6 +72,10 @@ export interface FollowerDeps {
   fence: (tx: EntityManager) => Promise<void>;
   logger: Logger;
   maxBlocksPerTick?: number;
+  /** MAX_UNSAVED_MS unless set (tests). */
+  maxUnsavedMs?: number;
+  /** MAX_UNSAVED_BLOCKS unless set (tests; 0 writes every block, as before). */
+  maxUnsavedBlocks?: number;
 }
 
 export interface TickResult {
@@ -84,9 +103,25 @@ export function createFollower(deps: FollowerDeps) {
   /** The last evidence block read: final blocks never change, so one read serves every stream at it. */
   let evidenceHeader: BlockHeader | undefined;
   /** What the last saved tick recorded, so an unchanged chain costs no write (but a heartbeat). */
-  let saved: { key: string; at: number } | undefined;
-  /** The streams' cursors as this follower last read or moved them; reread after a failed tick. */
+  let saved: { key: string; at: number; head: number } | undefined;
+  /**
+   * The streams' cursors as this follower last read or moved them (in memory: idle blocks move them
+   * without a write); reread after a failed tick, with `stored`.
+   */
   let cursors: Map<string, BlockHeader> | undefined;
+  /** The streams' cursors as stored: what each cursor move compares with. */
+  let stored: Map<string, BlockHeader> | undefined;
+  /**
+   * What idle ticks left unwritten: since when, from which window block (the lowest one added since the
+   * last write) and from which block a reorganisation replaced the stored window's rows.
+   */
+  let unsaved: { since: number; head: number; dirtyFrom?: number; reorgFrom?: number } | undefined;
+  /** The last consistent tick's window change, for `flush` (a Tron window is empty: no tip to use). */
+  let last: { key: string; change: Parameters<typeof saveWindow>[2] } | undefined;
+  /** The final block as stored (chain_followers): the after-tick passes' evidence never passes it. */
+  let storedFinal = -1;
+  const maxUnsavedMs = deps.maxUnsavedMs ?? MAX_UNSAVED_MS;
+  const maxUnsavedBlocks = deps.maxUnsavedBlocks ?? MAX_UNSAVED_BLOCKS;
 
   /** A transaction of this follower: fenced, then `work`. */
   const transaction = <T>(work: (tx: EntityManager) => Promise<T>) =>
@@ -95,6 +130,19 @@ export function createFollower(deps: FollowerDeps) {
       return work(tx);
     });
 
+  /**
+   * A transaction applying the events of `of`: should it fail, each is told (`rolledBack`), so what
+   * its handlers found there is never trusted (finding.ts).
+   */
+  const applying = async <T>(of: readonly Consumer[], work: (tx: EntityManager) => Promise<T>) => {
+    try {
+      return await transaction(work);
+    } catch (error) {
+      for (const consumer of of) consumer.rolledBack?.();
+      throw error;
+    }
+  };
+
   /** A read for a consumer's after-tick work: no transaction, no fence. */
   const read = <T>(work: (em: EntityManager) => Promise<T>) => work(deps.fork());
 
@@ -102,7 +150,7 @@ export function createFollower(deps: FollowerDeps) {
     try {
       return await tickOnce();
     } catch (error) {
-      cursors = undefined; // another writer may have moved one (CursorMoved), or a commit failed
+      cursors = stored = undefined; // another writer may have moved one (CursorMoved), or a commit failed
       throw error;
     }
   }
@@ -110,7 +158,10 @@ export function createFollower(deps: FollowerDeps) {
   async function tickOnce(): Promise<TickResult> {
     const head = await source.head();
     const nodeFinalized = await source.nodeFinalized(head);
-    known ??= await loadFinality(deps.fork(), networkId);
+    if (!known) {
+      known = await loadFinality(deps.fork(), networkId);
+      storedFinal = known?.final ?? -1;
+    }
     const verdict = judgeFinality(known, head.number, nodeFinalized, source.finality.depth);
     if (!verdict.ok) return distrust(head, nodeFinalized, verdict);
     if (problem) {
@@ -119,7 +170,10 @@ export function createFollower(deps: FollowerDeps) {
     }
     const finalized = verdict.state.final;
     const floor = windowFloor(head.number, finalized, source.finality.window, MAX_WINDOW_BLOCKS);
-    window ??= new BlockWindow(await loadWindow(deps.fork(), networkId, floor));
+    if (!window) {
+      window = new BlockWindow(await loadWindow(deps.fork(), networkId, floor));
+      if (unsaved) unsaved.dirtyFrom = unsaved.reorgFrom = undefined; // as stored again
+    }
     let sync: Awaited<ReturnType<BlockWindow['sync']>>;
     try {
       sync = await window.sync(source, head, floor);
@@ -127,28 +181,24 @@ export function createFollower(deps: FollowerDeps) {
       window = undefined; // reread from the database next time
       throw error;
     }
+    if (sync.kind !== 'unchanged' && sync.added.length > 0) {
+      unsaved ??= { since: Date.now(), head: saved?.head ?? head.number };
+      unsaved.dirtyFrom = Math.min(unsaved.dirtyFrom ?? Infinity, sync.added[0]!.number);
+    }
     if (sync.kind === 'reorg') {
       const settled = known?.final ?? -1;
       const fields = { ancestor: sync.ancestor.number, head: head.number, final: settled };
       // Deeper than what was already final: what was settled there stays settled (consumers say what).
       if (sync.ancestor.number < settled) log.error('reorganisation below the final block', fields);
       else log.warn('reorganisation', fields);
-      for (const consumer of consumers) await rewind(consumer, sync.ancestor, head);
+      unsaved ??= { since: Date.now(), head: saved?.head ?? head.number };
+      unsaved.reorgFrom = Math.min(unsaved.reorgFrom ?? Infinity, sync.ancestor.number + 1);
+      const ahead = new Map(cursors ?? []);
+      for (const consumer of consumers) await rewind(consumer, sync.ancestor, head, ahead);
     }
     window.prune(floor - 1);
     const pruneTo = window!.start === undefined ? head.number : window!.start - 1;
     const key = `${head.hash}:${finalized}:${verdict.state.nodeFinalized}:${pruneTo}`;
-    const windowChange =
-      sync.kind !== 'unchanged' || key !== saved?.key || Date.now() - saved.at >= IDLE_HEARTBEAT_MS
-        ? {
-            from: sync.kind === 'reorg' ? sync.ancestor.number + 1 : undefined,
-            added: sync.kind === 'unchanged' ? [] : sync.added,
-            pruneTo,
-            head,
-            finalized,
-            nodeFinalized: verdict.state.nodeFinalized,
-          }
-        : undefined;
     const reached = new Map<Consumer, BlockHeader>();
     const steps: Step[] = [];
     for (const consumer of consumers) {
@@ -156,21 +206,54 @@ export function createFollower(deps: FollowerDeps) {
       reached.set(consumer, next.cursor);
       if (next.step) steps.push(next.step);
     }
-    // The window and every stream's new blocks in one transaction: one commit a tick, not one a stream.
-    if (steps.length > 0 || windowChange) {
-      await commitSteps(steps, windowChange, head, finalized);
-      saved = { key, at: Date.now() };
-      for (const step of steps) reached.set(step.consumer, step.to);
+    const events = await stepEvents(steps, head, finalized);
+    // Blocks every stream declares idle write nothing: the cursors move in memory (see MAX_UNSAVED_MS).
+    const busy = steps.filter((step, i) => !step.expected || step.consumer.idle?.(events[i]!) !== true);
+    if (key !== saved?.key || steps.length > 0)
+      unsaved ??= { since: Date.now(), head: saved?.head ?? head.number };
+    const now = Date.now();
+    const write =
+      busy.length > 0 ||
+      sync.kind === 'reorg' ||
+      saved === undefined ||
+      now - saved.at >= IDLE_HEARTBEAT_MS ||
+      (unsaved !== undefined &&
+        (now - unsaved.since >= maxUnsavedMs || head.number - unsaved.head >= maxUnsavedBlocks));
+    for (const step of steps) {
+      cursors?.set(step.consumer.stream, step.to);
+      reached.set(step.consumer, step.to);
+    }
+    // The window, the moved cursors and the busy streams' blocks in one transaction: one commit a tick
+    // at most, not one a stream.
+    const windowChange = () => ({
+      from: unsaved?.reorgFrom,
+      added: unsaved?.dirtyFrom === undefined ? [] : window!.range(unsaved.dirtyFrom, head.number),
+      pruneTo,
+      head,
+      finalized,
+      nodeFinalized: verdict.state.nodeFinalized,
+    });
+    last = { key, change: windowChange() };
+    if (write) {
+      await commitSteps(
+        busy.map((step) => ({ step, event: events[steps.indexOf(step)]! })),
+        last.change,
+      );
+      saved = { key, at: Date.now(), head: head.number };
+      unsaved = undefined;
+      storedFinal = finalized;
     }
     known = verdict.state;
     let caughtUp = true;
     for (const consumer of consumers) {
       const cursor = reached.get(consumer)!;
       if (cursor.number < head.number) caughtUp = false;
-      const evidence = () => evidenceAt(Math.min(finalized, cursor.number), cursor);
+      // The evidence block is never above the final block as stored (see MAX_UNSAVED_MS).
+      const final = Math.min(finalized, storedFinal);
+      const evidence = () => evidenceAt(Math.min(final, cursor.number), cursor);
       await consumer.afterTick?.({
         head,
-        finalized,
+        finalized: final,
         cursor,
         evidence,
         transaction,
@@ -204,15 +287,29 @@ export function createFollower(deps: FollowerDeps) {
     return { head, finalized: verdict.state.final, caughtUp: true, inconsistent: verdict.problem };
   }
 
-  /** Undoes a consumer's blocks above `ancestor` and moves its cursor there, in one transaction. */
-  async function rewind(consumer: Consumer, ancestor: BlockHeader, head: BlockHeader): Promise<void> {
-    await transaction(async (tx) => {
+  /**
+   * Undoes a consumer's blocks above `ancestor` and moves its cursor there, in one transaction. A
+   * stream whose stored cursor is at or below the ancestor but that went above it in memory (idle
+   * blocks, which wrote nothing) hears of the reorganisation all the same, and reads again from its
+   * stored cursor.
+   */
+  async function rewind(
+    consumer: Consumer,
+    ancestor: BlockHeader,
+    head: BlockHeader,
+    ahead?: ReadonlyMap<string, BlockHeader>,
+  ): Promise<void> {
+    const inMemory = ahead?.get(consumer.stream);
+    await applying([consumer], async (tx) => {
       const cursor = await loadCursor(tx, networkId, consumer.stream);
-      if (!cursor || cursor.number <= ancestor.number) return;
+      if (!cursor) return;
+      const above = cursor.number > ancestor.number;
+      if (!above && !(inMemory && inMemory.number > ancestor.number)) return;
       await consumer.handle(tx, { type: 'reorg', ancestor, head });
-      await moveCursor(tx, networkId, consumer.stream, cursor, ancestor);
+      if (above) await moveCursor(tx, networkId, consumer.stream, cursor, ancestor);
     });
-    cursors = undefined; // reread: the rewind may have found the stored cursor below the ancestor already
+    // Reread: the rewind may have found the stored cursor below the ancestor already.
+    cursors = stored = undefined;
   }
 
   /**
@@ -227,16 +324,16 @@ export function createFollower(deps: FollowerDeps) {
     finalized: number,
     floor: number,
   ): Promise<{ cursor: BlockHeader; step?: Step }> {
-    let { cursor, stored } = await startingCursor(consumer, head);
+    let { cursor, expected } = await startingCursor(consumer, head);
     const budgetEnd = cursor.number + (deps.maxBlocksPerTick ?? MAX_BLOCKS_PER_TICK);
     const windowless = window!.start === undefined && floor > head.number;
     if (
-      stored &&
+      expected &&
       windowless &&
       cursor.number < head.number &&
       head.number - cursor.number <= SHORT_RANGE_BLOCKS
     )
-      return { cursor, step: { consumer, after: cursor, stored, kind: 'final', to: head } };
+      return { cursor, step: { consumer, after: cursor, expected, kind: 'final', to: head } };
     const finalEnd = Math.min(floor - 1, budgetEnd, head.number);
     if (cursor.number < finalEnd) {
       // Pipelined: the next chunk (its logs and its last header) is read while this one commits, so a
@@ -257,10 +354,10 @@ export function createFollower(deps: FollowerDeps) {
           head,
           finalized,
         } as const;
-        await transaction((tx) => apply(tx, consumer, stored ? cursor : null, event));
-        cursor = to;
-        stored = true;
+        await applying([consumer], (tx) => apply(tx, consumer, expected, event));
+        cursor = expected = to;
         cursors?.set(consumer.stream, to);
+        stored?.set(consumer.stream, to);
       }
     }
     if (cursor.number < floor - 1) return { cursor }; // still in the final range: next tick
@@ -282,24 +379,14 @@ export function createFollower(deps: FollowerDeps) {
     if (blocks.length === 0) return { cursor };
     return {
       cursor,
-      step: { consumer, after: cursor, stored, kind: 'window', to: blocks.at(-1)! },
+      step: { consumer, after: cursor, expected, kind: 'window', to: blocks.at(-1)! },
     };
   }
 
-  /**
-   * One transaction for the tick: what the window learnt, then each step's blocks, what of them is
-   * final now and its cursor moved. Each consumer's logs come from one read for all of them (their
-   * filters joined, each handed its own). Should the transaction fail (one consumer's handler, say),
-   * the steps are retried one transaction each, so the others are not held back by it.
-   */
-  async function commitSteps(
-    steps: Step[],
-    windowChange: Parameters<typeof saveWindow>[2] | undefined,
-    head: BlockHeader,
-    finalized: number,
-  ): Promise<void> {
+  /** Each step's block event: its own logs of one read for all of them (their filters joined). */
+  async function stepEvents(steps: Step[], head: BlockHeader, finalized: number): Promise<BlockEvent[]> {
     const logs = await stepLogs(steps, head);
-    const events = steps.map((step) => {
+    return steps.map((step) => {
       const from = step.after.number + 1;
       const mine = logs.filter(
         (l) =>
@@ -307,33 +394,66 @@ export function createFollower(deps: FollowerDeps) {
       );
       return { type: 'block', from, to: step.to, logs: mine, head, finalized } as const;
     });
-    const saveIt = async (tx: EntityManager) => {
-      if (windowChange) await saveWindow(tx, networkId, windowChange);
+  }
+
+  /** Every stream whose cursor moved in memory since it was stored, compare-and-set against that. */
+  function pendingMoves(): CursorMove[] {
+    const moves: CursorMove[] = [];
+    for (const [stream, block] of cursors ?? []) {
+      const from = stored?.get(stream) ?? null;
+      if (from?.number !== block.number || from.hash !== block.hash)
+        moves.push({ stream, expected: from, block });
+    }
+    return moves;
+  }
+
+  /**
+   * One transaction for the tick: the busy steps' blocks and what of them is final now, every cursor
+   * moved since it was stored (busy or idle), and what the window learnt (written last: its rows stay
+   * unlocked while consumers work, so a stalled old leader does not hold up the new one, which finds
+   * the old one's cursor move refused at commit). Should it fail (one consumer's handler, say), the busy
+   * steps are retried one transaction each, so the others are not held back by it.
+   */
+  async function commitSteps(
+    busy: { step: Step; event: BlockEvent }[],
+    windowChange: Parameters<typeof saveWindow>[2],
+  ): Promise<void> {
+    const moves = pendingMoves();
+    const write = async (tx: EntityManager, of: CursorMove[]) => {
+      await moveCursors(tx, networkId, of);
+      await saveWindow(tx, networkId, windowChange);
     };
     try {
-      // The window last: its rows stay unlocked while consumers work (a stalled old leader must not
-      // hold up the new one, which finds the old one's cursor move refused at commit).
-      await transaction(async (tx) => {
-        for (const [i, step] of steps.entries()) await handle(tx, step.consumer, events[i]!);
-        const moves = steps.map((s) => ({
-          stream: s.consumer.stream,
-          expected: s.stored ? s.after : null,
-          block: s.to,
-        }));
-        await moveCursors(tx, networkId, moves);
-        await saveIt(tx);
-      });
+      await applying(
+        busy.map((b) => b.step.consumer),
+        async (tx) => {
+          for (const { step, event } of busy) await handle(tx, step.consumer, event);
+          await write(tx, moves);
+        },
+      );
     } catch (error) {
-      const alone = steps.length + (windowChange ? 1 : 0) <= 1;
-      if (alone || error instanceof LeadershipLost || error instanceof CursorMoved) throw error;
+      if (busy.length === 0 || error instanceof LeadershipLost || error instanceof CursorMoved) throw error;
       log.warn("the tick's transaction failed; applying each stream on its own", { error });
-      for (const [i, step] of steps.entries()) {
-        await transaction((tx) => apply(tx, step.consumer, step.stored ? step.after : null, events[i]!));
-        cursors?.set(step.consumer.stream, step.to);
+      for (const { step, event } of busy) {
+        await applying([step.consumer], (tx) => apply(tx, step.consumer, step.expected, event));
+        stored?.set(step.consumer.stream, step.to);
       }
-      if (windowChange) await transaction(saveIt);
+      const rest = moves.filter((m) => !busy.some((b) => b.step.consumer.stream === m.stream));
+      await transaction((tx) => write(tx, rest));
     }
-    for (const step of steps) cursors?.set(step.consumer.stream, step.to);
+    for (const move of moves) stored?.set(move.stream, move.block);
+  }
+
+  /** Writes what idle ticks left in memory (a clean stop): the cursors and the window, if anything. */
+  async function flush(): Promise<void> {
+    if (!unsaved || !last || !saved) return;
+    const change = { ...last.change, from: unsaved.reorgFrom };
+    const { dirtyFrom } = unsaved;
+    if (dirtyFrom !== undefined && window) change.added = window.range(dirtyFrom, change.head.number);
+    await commitSteps([], change);
+    saved = { key: last.key, at: Date.now(), head: change.head.number };
+    unsaved = undefined;
+    storedFinal = change.finalized;
   }
 
   /** The logs of every step, in chain order: window blocks by hash, a short final range by range. */
@@ -365,18 +485,14 @@ export function createFollower(deps: FollowerDeps) {
     tx: EntityManager,
     consumer: Consumer,
     from: BlockHeader | null,
-    event: Extract<FollowerEvent, { type: 'block' }>,
+    event: BlockEvent,
   ): Promise<void> {
     await handle(tx, consumer, event);
     await moveCursor(tx, networkId, consumer.stream, from, event.to);
   }
 
   /** The blocks, then what of them is final now. */
-  async function handle(
-    tx: EntityManager,
-    consumer: Consumer,
-    event: Extract<FollowerEvent, { type: 'block' }>,
-  ): Promise<void> {
+  async function handle(tx: EntityManager, consumer: Consumer, event: BlockEvent): Promise<void> {
     await consumer.handle(tx, event);
     await consumer.handle(tx, { type: 'finalize', block: Math.min(event.finalized, event.to.number) });
   }
@@ -396,18 +512,22 @@ export function createFollower(deps: FollowerDeps) {
     return canonical?.hash === cursor.hash;
   }
 
-  /** The stream's stored cursor, or where it starts (not stored yet). */
+  /** The stream's cursor (in memory) and its stored one, or where it starts (not stored yet: null). */
   async function startingCursor(
     consumer: Consumer,
     head: BlockHeader,
-  ): Promise<{ cursor: BlockHeader; stored: boolean }> {
-    cursors ??= await loadCursors(deps.fork(), networkId);
-    const stored = cursors.get(consumer.stream);
-    if (stored) return { cursor: stored, stored: true };
+  ): Promise<{ cursor: BlockHeader; expected: BlockHeader | null }> {
+    if (!cursors || !stored) {
+      stored = await loadCursors(deps.fork(), networkId);
+      cursors = new Map(stored);
+    }
+    const expected = stored.get(consumer.stream) ?? null;
+    const cursor = cursors.get(consumer.stream);
+    if (cursor && expected) return { cursor, expected };
     const start = Math.max(0, Math.min(consumer.startBlock(head), head.number));
-    const cursor =
+    const begin =
       start === 0 ? { number: -1, hash: '', parentHash: '', timestamp: 0 } : await finalHeader(start - 1);
-    return { cursor, stored: false };
+    return { cursor: begin, expected: null };
   }
 
   /** The header of final block `number` (the cursor's own when it is the cursor), read once. */
@@ -437,16 +557,18 @@ export function createFollower(deps: FollowerDeps) {
     return header;
   }
 
-  return { network: deps.network, tick };
+  return { network: deps.network, tick, flush };
 }
+
+type BlockEvent = Extract<FollowerEvent, { type: 'block' }>;
 
 /** A stream's part of a tick's shared transaction: its blocks after `cursor` up to `to`. */
 interface Step {
   consumer: Consumer;
   /** The stream's cursor: the step's blocks start after it. */
   after: BlockHeader;
-  /** Whether the cursor is stored (else the step inserts it). */
-  stored: boolean;
+  /** The stream's cursor as stored, which the move compares with (null: the step inserts it). */
+  expected: BlockHeader | null;
   /** `window`: unfinalized blocks, read by hash; `final`: a short range of final blocks, read by range. */
   kind: 'window' | 'final';
   to: BlockHeader;

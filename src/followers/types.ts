@@ -61,6 +61,16 @@ export interface Consumer {
   startBlock(head: BlockHeader): number;
   /** Applies one event inside the transaction that moves the cursor. Must be idempotent. */
   handle(tx: EntityManager, event: FollowerEvent): Promise<void>;
+  /**
+   * Whether a block event (and the finality after it) would write nothing: no logs of the stream's,
+   * nothing due at its depth, as a committed transaction found (finding.ts). Asked outside any
+   * transaction, from memory (no statement). When every stream's blocks are idle the follower applies
+   * them without a transaction, its cursors and window kept in memory and written later (follower.ts,
+   * MAX_UNSAVED_MS); a restart reads them again. Absent: never idle.
+   */
+  idle?(event: Extract<FollowerEvent, { type: 'block' }>): boolean;
+  /** A transaction that applied this consumer's events rolled back: drop what it found (finding.ts). */
+  rolledBack?(): void;
   /** After the tick's transactions: work that reads the chain, never inside a transaction. */
   afterTick?(context: TickContext): Promise<void>;
 }

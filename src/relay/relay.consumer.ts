@@ -22,6 +22,8 @@ export function relayConsumer(relayer: Relayer, network: NetworkConfig): Consume
     filter: { address: relayer.wallet(network)!.address, topics: [NO_LOGS] },
     startBlock: (head) => head.number,
     async handle() {},
+    // It writes nothing in a block transaction: never a reason for one.
+    idle: () => true,
     // Fenced like the follower's own transactions: only the network's leader records relay outcomes.
     afterTick: (ctx) => {
       const fenced = relayer.fencedBy(ctx.transaction);

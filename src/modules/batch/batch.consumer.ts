@@ -34,6 +34,9 @@ export function batchConsumer(
     stream: BATCHES_STREAM,
     filter: { address: router, topics: [[ITEM_PAID_TOPIC, ITEM_FAILED_TOPIC, BATCH_EXECUTED_TOPIC]] },
     startBlock: (head) => deps.startBlock ?? Math.max(0, head.number - INITIAL_LOOKBACK_BLOCKS),
+    // An empty block while no execution waits writes nothing: the follower may skip its transaction.
+    idle: (event) => completion.idle(event),
+    rolledBack: () => completion.rollback(),
     async handle(tx, event) {
       switch (event.type) {
         case 'block':
@@ -54,7 +57,7 @@ export function batchConsumer(
       }
     },
     async afterTick(ctx) {
-      completion.committed(ctx.cursor.hash);
+      completion.committed(ctx.cursor);
       await expirePayouts({ chains: deps.chains, logger: log }, network, ctx, { batch: true }, expiry);
       // A pass that found stranded items may have recorded an execution the stream missed.
       if (expiry.nothingAt === undefined) completion.forget();

@@ -1,4 +1,5 @@
 import type { EntityManager } from '../../db/orm.ts';
+import { Finding } from '../../followers/finding.ts';
 import type { Consumer } from '../../followers/types.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { DepositNetwork } from './deposit.chain.ts';
@@ -30,30 +31,18 @@ export const INITIAL_LOOKBACK_BLOCKS = 10_000;
 export const SWEEP_INTERVAL_MS = 30_000;
 
 /**
- * Where a settle pass last ran to completion, so a tick does not run it twice at one evidence block
- * (payout.expire.ts's memo, for a pass that leaves nothing behind: every pending deposit of a block up
- * to it is credited, every mined sweep up to it finished, or the pass throws). `inTick`: the finalize
- * event of this tick's block transaction settled there (the follower calls `afterTick` only once that
- * transaction committed; a block event clears it, so one left by a tick that failed is never trusted).
- * `doneAt`: an after-tick pass committed there. Nothing can become due at or below an evidence block
- * that stands still: a deposit or a sweep's mined block is recorded from the stream's logs at a block
- * above its cursor, which moves the evidence block once it is final; a block event with logs (a deep
- * reorganisation re-recording blocks below it) or a reorganisation forgets the memo all the same.
- *
- * `next`: the lowest block of anything a pass would settle later (a pending deposit, a mined sweep;
- * Infinity: nothing), as a committed pass left it: no pass is needed while the evidence block stays
- * below it, however far it moves (a chain mining empty blocks moves it every tick). Only a block
- * event with logs records something new, and it forgets `next`; another process leading the network
- * meanwhile could too, so a consumer lives only as long as its process leads the network
- * (daemons/chain-followers.ts makes them anew). `tickNext`: what this tick's block transaction found,
- * trusted as `next` once it committed: the stream's cursor is then `tickTo`, the block it moved to.
+ * Where a settle pass last ran to completion (`at`) and the lowest block of anything a pass would
+ * settle later (`next`: a pending deposit, a mined sweep; Infinity: nothing), as the follower's
+ * findings are trusted (src/followers/finding.ts): found by a block transaction's finality, or known
+ * from an after-tick pass. A pass leaves nothing behind at or below its block (every pending deposit
+ * up to it is credited, every mined sweep finished, or the pass throws), so no pass is needed while
+ * the evidence block stays below `next`, however far it moves (a chain mining empty blocks moves it
+ * every tick): only a block event with logs records something new, and it forgets the memo, as does a
+ * reorganisation.
  */
-interface SettleMemo {
-  inTick?: number;
-  doneAt?: number;
-  tickNext?: number;
-  tickTo?: string;
-  next?: number;
+interface Settled {
+  at: number;
+  next: number;
 }
 
 /** The lowest block at which a pending deposit or a mined sweep waits to settle; Infinity: none. */
@@ -82,7 +71,7 @@ export function depositConsumer(deps: DepositConsumerDeps, network: DepositNetwo
   const now = deps.now ?? (() => new Date());
   const interval = deps.sweepIntervalMs ?? SWEEP_INTERVAL_MS;
   let lastSweep = 0;
-  const memo: SettleMemo = {};
+  const memo = new Finding<Settled>();
 
   /** Settles what is final at `finalized`; answers where the next thing to settle is. */
   const settle = async (tx: EntityManager, finalized: number) => {
@@ -91,7 +80,10 @@ export function depositConsumer(deps: DepositConsumerDeps, network: DepositNetwo
     return nextToSettle(tx, network);
   };
   /** Nothing can be due at `evidence`: a committed pass found nothing at or below it. */
-  const nothingDue = (evidence: number) => memo.next !== undefined && evidence < memo.next;
+  const nothingDue = (evidence: number) => {
+    const known = memo.value;
+    return known !== undefined && (evidence === known.at || evidence < known.next);
+  };
 
   return {
     stream: DEPOSITS_STREAM,
@@ -100,39 +92,40 @@ export function depositConsumer(deps: DepositConsumerDeps, network: DepositNetwo
       topics: [[TRANSFER_TOPIC, SWEPT_TOPIC, SWEEP_FAILED_TOPIC]],
     },
     startBlock: (head) => deps.startBlock ?? Math.max(0, head.number - INITIAL_LOOKBACK_BLOCKS),
+    // An empty block whose finality has nothing to settle writes nothing: the follower may skip it.
+    idle: (event) => event.logs.length === 0 && nothingDue(Math.min(event.finalized, event.to.number)),
+    rolledBack: () => memo.rollback(),
     async handle(tx, event) {
       switch (event.type) {
         case 'block':
           // New deposits and mined sweeps are written here; whatever a pass settled before is stale.
-          memo.inTick = memo.tickNext = undefined;
-          memo.tickTo = event.to.hash;
-          if (event.logs.length > 0) memo.doneAt = memo.next = undefined;
+          if (event.logs.length > 0) memo.forget();
+          memo.begin(event.to);
           await recordDeposits(tx, network, event.logs, event.finalized);
           await recordSweeps(tx, network, event.logs);
           return;
         case 'reorg':
-          memo.inTick = memo.doneAt = memo.next = memo.tickNext = undefined;
+          memo.forget();
           await forgetSweeps(tx, network, event.ancestor.number);
           await forgetDeposits(tx, network, event.ancestor.number, log);
           return;
-        case 'finalize':
-          memo.tickNext = nothingDue(event.block) ? memo.next : await settle(tx, event.block);
-          memo.inTick = event.block;
+        case 'finalize': {
+          const at = event.block;
+          memo.found({ at, next: nothingDue(at) ? memo.value!.next : await settle(tx, at) });
           return;
+        }
       }
     },
     async afterTick(ctx) {
       // Finality can move on without a block for this stream (the cursor is at the head already).
       const evidence = Math.min(ctx.finalized, ctx.cursor.number);
-      // The tick's block transaction committed (afterTick runs only then, the cursor moved where it
-      // went): what it found stands.
-      if (memo.inTick === evidence && memo.tickTo === ctx.cursor.hash && memo.tickNext !== undefined)
-        memo.next = memo.tickNext;
-      const settled = memo.inTick === evidence || memo.doneAt === evidence || nothingDue(evidence);
-      memo.inTick = memo.tickNext = memo.tickTo = undefined;
-      if (!settled) {
-        memo.next = await ctx.transaction((tx) => settle(tx, evidence));
-        memo.doneAt = evidence;
+      // This tick's block transaction committed (afterTick runs only then; one that rolled back told
+      // the memo): its pass at the evidence block stands, and what it found once the cursor is there.
+      const settled = memo.fresh?.at === evidence;
+      memo.committed(ctx.cursor);
+      if (!settled && !nothingDue(evidence)) {
+        const next = await ctx.transaction((tx) => settle(tx, evidence));
+        memo.know({ at: evidence, next });
       }
       if (!deps.canSweep || Date.now() - lastSweep < interval) return;
       lastSweep = Date.now();

@@ -44,6 +44,9 @@ export function payoutConsumer(deps: PayoutConsumerDeps, network: NetworkConfig,
     stream: PAYOUTS_STREAM,
     filter: { address: router, topics: [PAYOUT_EXECUTED_TOPIC] },
     startBlock: (head) => deps.startBlock ?? Math.max(0, head.number - INITIAL_LOOKBACK_BLOCKS),
+    // An empty block while no execution waits writes nothing: the follower may skip its transaction.
+    idle: (event) => completion.idle(event),
+    rolledBack: () => completion.rollback(),
     async handle(tx, event) {
       switch (event.type) {
         case 'block':
@@ -64,7 +67,7 @@ export function payoutConsumer(deps: PayoutConsumerDeps, network: NetworkConfig,
       }
     },
     async afterTick(ctx) {
-      completion.committed(ctx.cursor.hash);
+      completion.committed(ctx.cursor);
       await expirePayouts({ chains: deps.chains, logger: log }, network, ctx, { batch: false }, expiry);
       // A pass that found stranded payouts may have recorded an execution the stream missed.
       if (expiry.nothingAt === undefined) completion.forget();

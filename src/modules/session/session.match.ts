@@ -178,6 +178,26 @@ export async function claimable(em: EntityManager, network: Pick<SessionNetwork,
   return row?.any === true;
 }
 
+/** $1 the network: whether a paid session waits for its depth (an empty block can complete it). */
+export const PAID_WAITING = `select 1 from sessions where network = $1 and status = 'processing'
+                                and payment_id is not null`;
+
+/**
+ * {@link claimable}, and whether a paid session waits for its depth (PAID_WAITING), in one statement:
+ * what a tick reads about the network's sessions before deciding on any work.
+ */
+export async function claimableOrWaiting(
+  em: EntityManager,
+  network: Pick<SessionNetwork, 'id'>,
+): Promise<{ claimable: boolean; waiting: boolean }> {
+  const [row] = await executeBound<{ any: boolean; waiting: boolean }>(
+    em,
+    `select exists (${CANDIDATES}) as any, exists (${PAID_WAITING}) as waiting`,
+    [network.id],
+  );
+  return { claimable: row?.any === true, waiting: row?.waiting === true };
+}
+
 /** One claim per session and per payment, in the candidates' order of precedence. */
 function matches(network: SessionNetwork, rows: readonly Candidate[], logger: Pick<Logger, 'debug'>) {
   const sessionsDone = new Set<string>();
