@@ -33,7 +33,7 @@ import { depositNetworkOf } from '../src/modules/deposit/deposit.chain.ts';
 import { DEPOSITS_STREAM, depositConsumer } from '../src/modules/deposit/deposit.consumer.ts';
 import { TRANSFER_TOPIC } from '../src/modules/deposit/deposit.scan.ts';
 import { type Figure, figure, runIfMain } from './report.ts';
-import { benchApp, percentile } from './support.ts';
+import { benchApp, percentile, postmasterPid, treeCpu } from './support.ts';
 
 const PER_TX = 100;
 const NETWORKS = ['eth', 'bsc', 'polygon'];
@@ -207,6 +207,24 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
     // The same scan again from a cold cursor (its rows deleted first), each after a baseline of its own:
     // the process is warm now, as a running service's is; the median ratio of the pairs.
     const again: { baseline: number; scan: number }[] = [];
+    // CPU of this process and of PostgreSQL over the scans and over the baselines: less sensitive to
+    // other load on a shared machine than the wall times.
+    const postmaster = postmasterPid(path.join(dir, 'pg'));
+    const nodeCpu = () => {
+      const { user, system } = process.cpuUsage();
+      return (user + system) / 1000;
+    };
+    const pgCpu = () => (postmaster ? treeCpu(postmaster) : 0);
+    /** Reading /proc costs this process CPU too: read after its own figure at the start, before it at the end. */
+    const cpuNow = () => {
+      const pg = pgCpu();
+      return { pg, node: nodeCpu() };
+    };
+    const cpu = { scan: { node: 0, pg: 0 }, baseline: { node: 0, pg: 0 } };
+    const charge = (to: { node: number; pg: number }, before: { node: number; pg: number }) => {
+      to.node += nodeCpu() - before.node;
+      to.pg += pgCpu() - before.pg;
+    };
     const profiler = values['cpu-prof'] ? await startProfiler() : undefined;
     for (let i = 0; i < repeat; i++) {
       await app.fork().execute(
@@ -215,10 +233,14 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
          delete from chain_cursors where network = 'eth'; delete from chain_blocks where network = 'eth';
          delete from chain_followers where network = 'eth'`,
       );
+      const c0 = cpuNow();
       const b = await measureBaseline();
+      charge(cpu.baseline, c0);
+      const c1 = cpuNow();
       await profiler?.resume();
       const scan = await coldScan();
       await profiler?.pause();
+      charge(cpu.scan, c1);
       again.push({ baseline: b.rawSeconds + b.insertSeconds, scan });
       const [n] = await app
         .fork()
@@ -234,6 +256,11 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
       console.log(
         `   again, ${repeat} times (warm process, cold cursor, a baseline before each): scanner median ${scans[Math.floor(repeat / 2)]!.toFixed(3)} s, ` +
           `baseline median ${bases[Math.floor(repeat / 2)]!.toFixed(3)} s, ratios ${ratios.map((r) => r.toFixed(2)).join(' ')}, median ${medianRatio.toFixed(3)}`,
+      );
+      const per = (ms: number) => `${(ms / repeat).toFixed(0)} ms`;
+      console.log(
+        `   CPU per scan (mean of ${repeat}; load ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores): scanner: this process ${per(cpu.scan.node)}, PostgreSQL ${per(cpu.scan.pg)}; ` +
+          `baseline: this process ${per(cpu.baseline.node)}, PostgreSQL ${per(cpu.baseline.pg)} (the bulk INSERT's scratch table included)`,
       );
     }
 
