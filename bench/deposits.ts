@@ -1,4 +1,15 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+/**
+ * Standing deposit addresses (issue #30): the scanner's cold-cursor scan against raw eth_getLogs of
+ * the same ranges plus one bulk INSERT of the matched rows, and the balance read against bare eth_calls.
+ *
+ *   npx tsx bench/deposits.ts [--addresses 100000] [--blocks 5000] [--transfers 2000] [--reads 200]
+ *                             [--repeat 5] [--statements] [--cpu-prof FILE]
+ *
+ * `--statements` (with EMBEDDED_PG_STATEMENTS=1) lists what the database ran during each scan;
+ * `--cpu-prof FILE` writes this process's CPU profile over the warm scans only.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -22,7 +33,7 @@ import { depositNetworkOf } from '../src/modules/deposit/deposit.chain.ts';
 import { DEPOSITS_STREAM, depositConsumer } from '../src/modules/deposit/deposit.consumer.ts';
 import { TRANSFER_TOPIC } from '../src/modules/deposit/deposit.scan.ts';
 import { type Figure, figure, runIfMain } from './report.ts';
-import { benchApp, percentile } from './support.ts';
+import { benchApp, percentile, postmasterPid, treeCpu } from './support.ts';
 
 const PER_TX = 100;
 const NETWORKS = ['eth', 'bsc', 'polygon'];
@@ -38,6 +49,8 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
       transfers: { type: 'string' },
       reads: { type: 'string' },
       repeat: { type: 'string' },
+      statements: { type: 'boolean' },
+      'cpu-prof': { type: 'string' },
     },
   });
   const addresses = Number(values.addresses ?? 100_000);
@@ -86,7 +99,10 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
       })),
     });
     const url = await db.createDatabase('bench');
+    if (values.statements && process.env.EMBEDDED_PG_STATEMENTS !== '1')
+      throw new Error('--statements needs EMBEDDED_PG_STATEMENTS=1 (pg_stat_statements preloaded)');
     const { app, merchant } = await benchApp(url, networks);
+    if (values.statements) await app.fork().execute('create extension if not exists pg_stat_statements');
     const wallet = Wallet.createRandom().address;
     for (const c of chains)
       await app.services.merchants.setSettlementWallet(app.fork(), merchant.id, c.id, wallet);
@@ -159,9 +175,12 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
         fence: async () => {},
         logger: app.logger,
       });
+      if (values.statements) await app.fork().execute('select pg_stat_statements_reset()');
       const t1 = performance.now();
       while (!(await follower.tick()).caughtUp) {}
-      return (performance.now() - t1) / 1000;
+      const seconds = (performance.now() - t1) / 1000;
+      if (values.statements) await printStatements(app.fork());
+      return seconds;
     };
     const scanSeconds = await coldScan();
     const [credited] = await app
@@ -188,6 +207,25 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
     // The same scan again from a cold cursor (its rows deleted first), each after a baseline of its own:
     // the process is warm now, as a running service's is; the median ratio of the pairs.
     const again: { baseline: number; scan: number }[] = [];
+    // CPU of this process and of PostgreSQL over the scans and over the baselines: less sensitive to
+    // other load on a shared machine than the wall times.
+    const postmaster = postmasterPid(path.join(dir, 'pg'));
+    const nodeCpu = () => {
+      const { user, system } = process.cpuUsage();
+      return (user + system) / 1000;
+    };
+    const pgCpu = () => (postmaster ? treeCpu(postmaster) : 0);
+    /** Reading /proc costs this process CPU too: read after its own figure at the start, before it at the end. */
+    const cpuNow = () => {
+      const pg = pgCpu();
+      return { pg, node: nodeCpu() };
+    };
+    const cpu = { scan: { node: 0, pg: 0 }, baseline: { node: 0, pg: 0 } };
+    const charge = (to: { node: number; pg: number }, before: { node: number; pg: number }) => {
+      to.node += nodeCpu() - before.node;
+      to.pg += pgCpu() - before.pg;
+    };
+    const profiler = values['cpu-prof'] ? await startProfiler() : undefined;
     for (let i = 0; i < repeat; i++) {
       await app.fork().execute(
         `delete from deposits where network = 'eth'; delete from payments where network = 'eth';
@@ -195,13 +233,21 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
          delete from chain_cursors where network = 'eth'; delete from chain_blocks where network = 'eth';
          delete from chain_followers where network = 'eth'`,
       );
+      const c0 = cpuNow();
       const b = await measureBaseline();
-      again.push({ baseline: b.rawSeconds + b.insertSeconds, scan: await coldScan() });
+      charge(cpu.baseline, c0);
+      const c1 = cpuNow();
+      await profiler?.resume();
+      const scan = await coldScan();
+      await profiler?.pause();
+      charge(cpu.scan, c1);
+      again.push({ baseline: b.rawSeconds + b.insertSeconds, scan });
       const [n] = await app
         .fork()
         .execute<{ n: string }[]>(`select count(*)::text as n from deposits where status = 'credited'`);
       if (Number(n!.n) !== matched) throw new Error(`scan ${i + 2} credited ${n!.n} of ${matched} deposits`);
     }
+    if (profiler) await profiler.stop(values['cpu-prof']!);
     const ratios = again.map((a) => a.baseline / a.scan).sort((x, y) => x - y);
     const medianRatio = ratios[Math.floor(ratios.length / 2)] ?? 0;
     if (repeat > 0) {
@@ -210,6 +256,11 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
       console.log(
         `   again, ${repeat} times (warm process, cold cursor, a baseline before each): scanner median ${scans[Math.floor(repeat / 2)]!.toFixed(3)} s, ` +
           `baseline median ${bases[Math.floor(repeat / 2)]!.toFixed(3)} s, ratios ${ratios.map((r) => r.toFixed(2)).join(' ')}, median ${medianRatio.toFixed(3)}`,
+      );
+      const per = (ms: number) => `${(ms / repeat).toFixed(0)} ms`;
+      console.log(
+        `   CPU per scan (mean of ${repeat}; load ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores): scanner: this process ${per(cpu.scan.node)}, PostgreSQL ${per(cpu.scan.pg)}; ` +
+          `baseline: this process ${per(cpu.baseline.node)}, PostgreSQL ${per(cpu.baseline.pg)} (the bulk INSERT's scratch table included)`,
       );
     }
 
@@ -305,6 +356,79 @@ async function rich(provider: JsonRpcProvider): Promise<Wallet> {
   const wallet = new Wallet(Wallet.createRandom().privateKey, provider);
   await provider.send('anvil_setBalance', [wallet.address, `0x${parseEther('1000').toString(16)}`]);
   return wallet;
+}
+
+/**
+ * The bench process's CPU profile over the warm scans only (`--cpu-prof FILE`, for Chrome's or VS
+ * Code's profile view): samples outside a scan (its baseline, the rows deleted between scans) dropped.
+ */
+async function startProfiler() {
+  const session = new Session();
+  session.connect();
+  const post = <T>(method: string, params?: object) =>
+    new Promise<T>((resolve, reject) =>
+      session.post(method, params, (error, result) => (error ? reject(error) : resolve(result as T))),
+    );
+  await post('Profiler.enable');
+  await post('Profiler.setSamplingInterval', { interval: 100 });
+  await post('Profiler.start');
+  let since = process.hrtime.bigint();
+  const windows: [bigint, bigint][] = [];
+  return {
+    resume: async () => {
+      since = process.hrtime.bigint();
+    },
+    pause: async () => {
+      windows.push([since, process.hrtime.bigint()]);
+    },
+    async stop(file: string) {
+      const { profile } = await post<{ profile: CpuProfile }>('Profiler.stop');
+      session.disconnect();
+      writeFileSync(file, JSON.stringify(keepWindows(profile, windows)));
+      console.log(`   CPU profile of the warm scans: ${file}`);
+    },
+  };
+}
+
+interface CpuProfile {
+  nodes: { id: number }[];
+  startTime: number;
+  endTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** The profile's samples inside `windows` (hrtime, ns): each one outside goes to the program's idle node. */
+function keepWindows(profile: CpuProfile, windows: [bigint, bigint][]): CpuProfile {
+  const idle = profile.nodes.find(
+    (n) => (n as { callFrame?: { functionName: string } }).callFrame?.functionName === '(idle)',
+  );
+  let t = profile.startTime;
+  const samples = profile.samples.map((node, i) => {
+    t += profile.timeDeltas[i]!;
+    const at = BigInt(Math.round(t)) * 1000n;
+    return windows.some(([a, b]) => at >= a && at <= b) || !idle ? node : idle.id;
+  });
+  return { ...profile, samples };
+}
+
+/** What the database ran during the scan just done (`--statements`), by time. */
+async function printStatements(em: EntityManager): Promise<void> {
+  const rows = await em.execute<{ calls: number; ms: number; query: string }[]>(
+    `select s.calls::int as calls, round(s.total_exec_time::numeric, 1)::float as ms,
+            left(regexp_replace(s.query, '\\s+', ' ', 'g'), 110) as query
+       from pg_stat_statements s
+      where s.dbid = (select oid from pg_database where datname = current_database())
+        and s.query not like '%pg_stat_statements%'
+      order by s.total_exec_time desc`,
+  );
+  const calls = rows.reduce((n, r) => n + r.calls, 0);
+  const ms = rows.reduce((n, r) => n + r.ms, 0);
+  console.log(
+    `   statements during the scan: ${calls} calls, ${ms.toFixed(1)} ms executing (pg_stat_statements)`,
+  );
+  for (const r of rows)
+    console.log(`     ${String(r.calls).padStart(5)} calls ${r.ms.toFixed(1).padStart(7)} ms  ${r.query}`);
 }
 
 async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {

@@ -6,7 +6,7 @@
  *   npx tsx bench/http.ts [--requests 4000] [--concurrency 32] [--rounds 4] [--profile DIR]
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +15,7 @@ import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { signedHeaders } from '../src/modules/auth/request-signing.ts';
 import { type Figure, figure, runIfMain } from './report.ts';
-import { script as benchScript, percentile } from './support.ts';
+import { script as benchScript, percentile, postmasterPid, treeCpu } from './support.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -50,56 +50,6 @@ async function load(requests: number, concurrency: number, send: () => Promise<n
 function summary(latencies: number[], seconds: number): Result {
   const sorted = [...latencies].sort((a, b) => a - b);
   return { rps: sorted.length / seconds, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99) };
-}
-
-const CLOCK_TICKS = 100;
-
-/** CPU milliseconds (user + system) used so far by one process, from /proc; 0 where there is none. */
-function procCpu(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-  } catch {
-    return 0;
-  }
-}
-
-function allPids(): number[] {
-  try {
-    return readdirSync('/proc')
-      .filter((d) => /^\d+$/.test(d))
-      .map(Number);
-  } catch {
-    return [];
-  }
-}
-
-/** The postmaster of the PostgreSQL in `dataDir` (first line of its postmaster.pid). */
-function postmasterPid(dataDir: string): number | undefined {
-  try {
-    return Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]) || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** CPU ms of a process and its descendants (the tsx wrapper runs the server in a child). */
-function treeCpu(root: number): number {
-  const children = new Map<number, number[]>();
-  for (const pid of allPids()) {
-    try {
-      const ppid = Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), pid]);
-    } catch {}
-  }
-  let total = 0;
-  const stack = [root];
-  while (stack.length) {
-    const pid = stack.pop()!;
-    total += procCpu(pid);
-    stack.push(...(children.get(pid) ?? []));
-  }
-  return total;
 }
 
 /** The options of package.json's `start` script (its loader and V8 flags, not its entry file). */

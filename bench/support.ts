@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -186,4 +186,54 @@ export async function benchApp(url: string, networks: NetworkFile, env: Record<s
   });
   await app.services.merchants.issueKey(app.fork(), merchant.id);
   return { app, config, merchant };
+}
+
+const CLOCK_TICKS = 100;
+
+/** CPU milliseconds (user + system) used so far by one process, from /proc; 0 where there is none. */
+export function procCpu(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+
+function allPids(): number[] {
+  try {
+    return readdirSync('/proc')
+      .filter((d) => /^\d+$/.test(d))
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** The postmaster of the PostgreSQL in `dataDir` (first line of its postmaster.pid). */
+export function postmasterPid(dataDir: string): number | undefined {
+  try {
+    return Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU ms of a process and its descendants (the tsx wrapper runs the server in a child). */
+export function treeCpu(root: number): number {
+  const children = new Map<number, number[]>();
+  for (const pid of allPids()) {
+    try {
+      const ppid = Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), pid]);
+    } catch {}
+  }
+  let total = 0;
+  const stack = [root];
+  while (stack.length) {
+    const pid = stack.pop()!;
+    total += procCpu(pid);
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return total;
 }

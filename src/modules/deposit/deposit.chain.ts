@@ -1,4 +1,4 @@
-import { getAddress } from 'ethers';
+import { checksumAddress } from '../../chains/evm/checksum.ts';
 import { create2PrefixOf, type NetworkConfig, type TokenConfig } from '../../chains/networks.ts';
 import type { NetworkRegistry } from '../../chains/registry.ts';
 import { evmToTron } from '../../chains/tron/address.ts';
@@ -51,6 +51,9 @@ export function depositNetworkOf(network: NetworkConfig): DepositNetwork | undef
 export const depositNetworks = (networks: NetworkRegistry): DepositNetwork[] =>
   networks.list().flatMap((n) => depositNetworkOf(n) ?? []);
 
-/** An address as shown to merchants: `T…` on tron, EIP-55 `0x` elsewhere. */
+/**
+ * An address the service holds (lowercase `0x`) as shown to merchants: `T…` on tron, EIP-55 `0x`
+ * elsewhere (checksummed once per credited deposit by the scanner: the fast keccak of checksum.ts).
+ */
 export const shownAddress = (network: Pick<DepositNetwork, 'kind'>, address: string): string =>
-  network.kind === 'tron' ? evmToTron(address) : getAddress(address);
+  network.kind === 'tron' ? evmToTron(address) : checksumAddress(address);
