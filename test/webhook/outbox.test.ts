@@ -191,6 +191,20 @@ describe('enqueueWebhook', () => {
       'https://example.com/default',
     );
   });
+
+  it("a delivery's merchant is its event's: deleting the merchant deletes both", async () => {
+    // The delivery's merchant has no foreign key of its own (the event's guards it): a deleted
+    // merchant's deliveries go with its events.
+    const merchantId = await merchantWith();
+    const event = { merchantId, event: 'payment.completed' as const, subjectId: 'cs_del', body: {} };
+    const id = await enqueueWebhook(t.app.fork(), event);
+    const d = await t.app.fork().findOneOrFail(WebhookDelivery, { id: id! }, { populate: ['event'] });
+    expect(d.merchant.id).toBe(merchantId);
+    expect(d.event.merchant.id).toBe(merchantId);
+    await t.app.fork().execute('delete from merchants where id = ?', [merchantId]);
+    expect(await t.app.fork().count(WebhookDelivery, { id: id! })).toBe(0);
+    expect(await t.app.fork().count(WebhookEvent, { merchant: merchantId })).toBe(0);
+  });
 });
 
 /** A plan node of EXPLAIN (ANALYZE, FORMAT JSON), as far as the row counts go. */

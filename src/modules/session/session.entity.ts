@@ -46,7 +46,18 @@ export const SessionSchema = defineEntity({
   // Idempotency of init: one session per merchant order reference (NULLs never collide).
   uniques: [{ properties: ['merchant', 'externalOrderId'] }],
   indexes: [
-    { properties: ['network', 'status'] },
+    // Open sessions only (the follower's reads): a settled one leaves it, and its settling write
+    // costs the index nothing.
+    {
+      name: 'sessions_open_network_status_index',
+      expression: `create index "sessions_open_network_status_index" on "sessions" ("network", "status") where "status" in ('pending', 'processing')`,
+    },
+    // Only sessions that reported a transaction (every lookup asks for a given hash).
+    {
+      name: 'sessions_reported_tx_hash_index',
+      expression:
+        'create index "sessions_reported_tx_hash_index" on "sessions" ("reported_tx_hash") where "reported_tx_hash" is not null',
+    },
     { properties: ['merchant', 'createdAt'] },
     // Whose wallet an unmatched payment reached, when it is no longer a settlement wallet.
     { properties: ['network', 'payee'] },
@@ -85,7 +96,7 @@ export const SessionSchema = defineEntity({
     expiresAt: p.datetime(),
     approvalTxHash: p.string().length(66).nullable(),
     /** The payment transaction the session reported (`signature_submitted`). */
-    reportedTxHash: p.string().length(66).nullable().index(),
+    reportedTxHash: p.string().length(66).nullable(),
     reportedAt: p.datetime().nullable(),
     /**
      * Where the payment must go: the merchant's settlement wallet of the network when the session got

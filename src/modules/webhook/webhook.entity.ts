@@ -40,8 +40,11 @@ export const WebhookDeliverySchema = defineEntity({
   properties: {
     id: p.string().length(40).primary(),
     event: () => p.manyToOne(WebhookEvent).deleteRule('cascade').index(),
-    /** Denormalised from the event for operator filters. */
-    merchant: () => p.manyToOne(Merchant).deleteRule('cascade'),
+    /**
+     * Denormalised from the event for operator filters. No foreign key of its own: the event's guards
+     * the same merchant, and a merchant's deliveries go with its events.
+     */
+    merchant: () => p.manyToOne(Merchant).createForeignKeyConstraint(false),
     targetUrl: p.string().length(2048),
     status: p.enum(DELIVERY_STATUSES).default('pending'),
     /** Attempts started so far (at most 8). */
