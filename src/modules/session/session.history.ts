@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { executeBound } from '../../db/bulk.ts';
+import { columnArrays, executeBound } from '../../db/bulk.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { ORDER_STATUSES, type OrderStatus, Session, STEPS, type Step } from './session.entity.ts';
 
@@ -71,34 +71,52 @@ export interface HistoryEntry {
   txHash?: string | null;
 }
 
-/** Writes history rows in `em`'s transaction, all in one statement. */
+/** The input columns of {@link recordHistory}'s statement, in the order of its `unnest` parameters. */
+const HISTORY_COLUMNS = [
+  'session_id',
+  'version',
+  'kind',
+  'cause',
+  'actor',
+  'from_step',
+  'to_step',
+  'from_status',
+  'to_status',
+  'failure_reason',
+  'tx_hash',
+] as const;
+
+/**
+ * Writes history rows in `em`'s transaction, all in one statement. The rows go as one array per
+ * column (`unnest`): PostgreSQL reads a backfill's thousands of rows from arrays in about half the
+ * time it takes to take them out of a JSON document, which it parses object by object.
+ */
 export async function recordHistory(em: EntityManager, entries: readonly HistoryEntry[]): Promise<void> {
   if (entries.length === 0) return;
+  const rows = entries.map((e) => ({
+    session_id: e.sessionId,
+    version: e.version,
+    kind: e.kind,
+    cause: e.by.cause,
+    actor: e.by.actor ?? null,
+    from_step: e.fromStep,
+    to_step: e.toStep,
+    from_status: e.fromStatus,
+    to_status: e.toStatus,
+    failure_reason: e.failureReason ?? null,
+    tx_hash: e.txHash?.toLowerCase() ?? null,
+  }));
   await executeBound(
     em,
     `insert into session_history (session_id, version, kind, cause, actor, from_step, to_step, from_status,
                                   to_status, failure_reason, tx_hash, at)
      select v.session_id, v.version, v.kind, v.cause, v.actor, v.from_step, v.to_step, v.from_status,
             v.to_status, v.failure_reason, v.tx_hash, now()
-       from json_to_recordset($1::json) as v(session_id text, version int, kind text, cause text, actor text,
-            from_step text, to_step text, from_status text, to_status text, failure_reason text, tx_hash text)`,
-    [
-      JSON.stringify(
-        entries.map((e) => ({
-          session_id: e.sessionId,
-          version: e.version,
-          kind: e.kind,
-          cause: e.by.cause,
-          actor: e.by.actor ?? null,
-          from_step: e.fromStep,
-          to_step: e.toStep,
-          from_status: e.fromStatus,
-          to_status: e.toStatus,
-          failure_reason: e.failureReason ?? null,
-          tx_hash: e.txHash?.toLowerCase() ?? null,
-        })),
-      ),
-    ],
+       from unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+                   $9::text[], $10::text[], $11::text[])
+            as v(session_id, version, kind, cause, actor, from_step, to_step, from_status, to_status,
+                 failure_reason, tx_hash)`,
+    columnArrays(rows, HISTORY_COLUMNS),
   );
 }
 
