@@ -3,7 +3,7 @@ import { columnArrays, executeBound } from '../../db/bulk.ts';
 import { addJob, defineJob } from '../../db/jobs.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import type { Topic } from '../../db/topic.ts';
-import { newId } from '../../lib/ids.ts';
+import { newId, newIds } from '../../lib/ids.ts';
 
 /**
  * The webhook outbox: the one function other modules call to announce an outcome. It writes the event
@@ -202,10 +202,11 @@ export async function enqueueWebhooks(
  * (fresh event and delivery ids); exported for the tests that read its plan.
  */
 export function enqueueStatement(events: readonly WebhookEvent[]) {
+  const ids = newIds('webhook', 2 * events.length);
   const input = events.map((event, ord) => ({
     ord,
-    id: newEventId(),
-    delivery_id: newId('webhook'),
+    id: eventIdOf(ids[2 * ord]!),
+    delivery_id: ids[2 * ord + 1]!,
     merchant_id: event.merchantId,
     event: event.event,
     subject_id: event.subjectId,
@@ -312,7 +313,5 @@ export async function notifyDelivery(em: EntityManager, deliveryId: string): Pro
   ]);
 }
 
-function newEventId(): string {
-  // Events are internal (operators see them); deliveries carry the `wh_` ids of D2.
-  return newId('webhook').replace(/^wh_/, 'evt_');
-}
+/** An event's id from a fresh `wh_` id: events are internal (operators see them); deliveries carry the `wh_` ids of D2. */
+const eventIdOf = (webhookId: string): string => webhookId.replace(/^wh_/, 'evt_');
