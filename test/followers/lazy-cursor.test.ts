@@ -1,11 +1,10 @@
 import { keccak256, toUtf8Bytes, type Wallet } from 'ethers';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { EntityManager } from '../../src/db/orm.ts';
-import { evmSource } from '../../src/followers/evm-source.ts';
-import { createFollower, MAX_UNSAVED_MS } from '../../src/followers/follower.ts';
+import { MAX_UNSAVED_MS } from '../../src/followers/follower.ts';
 import { PAYMENT_ROUTER } from '../../src/modules/session/session.chain.ts';
-import { sessionConsumer } from '../../src/modules/session/session.consumer.ts';
 import {
+  followerOf,
   mine,
   routerPayer,
   type SessionFixture,
@@ -34,8 +33,6 @@ afterEach(() => {
 
 /** The sessions stream's follower on `eth`, counting the transactions it opens and their statements. */
 function follower(options: { maxUnsavedBlocks?: number; maxUnsavedMs?: number } = {}) {
-  const app = f.t.app;
-  const network = app.services.sessionChains.network('eth');
   const seen = { transactions: 0, statements: 0 };
   const counted = (em: EntityManager): EntityManager =>
     new Proxy(em, {
@@ -55,23 +52,11 @@ function follower(options: { maxUnsavedBlocks?: number; maxUnsavedMs?: number } 
         return typeof value === 'function' ? value.bind(target) : value;
       },
     });
-  const made = createFollower({
-    network,
-    source: evmSource(app.services.chainClients.evm(network), network),
-    consumers: [
-      sessionConsumer(
-        {
-          chains: app.services.sessionChains,
-          config: app.config,
-          logger: app.logger,
-          startBlock: f.startBlock,
-        },
-        network,
-      ),
-    ],
+  const { follower: made } = followerOf(f, {
+    ...options,
     // Reads outside a transaction (the after-tick passes') are not counted: only what runs in one.
     fork: () => {
-      const em = app.fork();
+      const em = f.t.app.fork();
       return new Proxy(em, {
         get(target, key, receiver) {
           if (key === 'transactional') return counted(target).transactional;
@@ -80,9 +65,6 @@ function follower(options: { maxUnsavedBlocks?: number; maxUnsavedMs?: number } 
         },
       });
     },
-    fence: async () => {},
-    logger: app.logger,
-    ...options,
   });
   return { follower: made, seen };
 }

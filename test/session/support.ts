@@ -209,6 +209,11 @@ export interface FollowerTestOptions {
   /** Runs inside every follower transaction, first (a throw rolls it back: a crash inside). */
   fence?: (tx: EntityManager) => Promise<void>;
   maxBlocksPerTick?: number;
+  /** The follower's lag bound for idle blocks (src/followers: MAX_UNSAVED_MS, MAX_UNSAVED_BLOCKS). */
+  maxUnsavedMs?: number;
+  maxUnsavedBlocks?: number;
+  /** Where the follower's entity managers come from (tests count what runs in its transactions). */
+  fork?: () => EntityManager;
   /** Wraps the sessions consumer (tests make it fail at a chosen point). */
   wrap?: (consumer: Consumer) => Consumer;
 }
@@ -249,10 +254,12 @@ export function followerOf(f: SessionFixture, options: FollowerTestOptions = {})
         ),
       ),
     ],
-    fork: () => app.fork(),
+    fork: options.fork ?? (() => app.fork()),
     fence: options.fence ?? (async () => {}),
     logger: app.logger,
     maxBlocksPerTick: options.maxBlocksPerTick,
+    maxUnsavedMs: options.maxUnsavedMs,
+    maxUnsavedBlocks: options.maxUnsavedBlocks,
   });
   const states = async () =>
     new Map(
@@ -265,6 +272,7 @@ export function followerOf(f: SessionFixture, options: FollowerTestOptions = {})
       ).map((r) => [r.id, r]),
     );
   return {
+    follower,
     async pass(): Promise<PassResult> {
       const before = await states();
       const tick = await follower.tick();
