@@ -4,22 +4,12 @@ import type { EntityManager } from '../db/orm.ts';
 import type { Logger } from '../lib/logger.ts';
 import { type FinalityState, type FinalityVerdict, judgeFinality, windowFloor } from './finality.ts';
 import { createHeaders } from './headers.ts';
-import { LazySave, MAX_UNSAVED_BLOCKS, MAX_UNSAVED_MS, type WindowChange } from './lazy-save.ts';
-import { LeadershipLost } from './leadership.ts';
-import { type BlockEvent, createStepping, type FollowerMemory, type Step } from './stepping.ts';
-import {
-  type CursorMove,
-  CursorMoved,
-  loadCursor,
-  loadFinality,
-  loadWindow,
-  moveCursor,
-  moveCursors,
-  saveNodeProblem,
-  saveWindow,
-} from './store.ts';
+import { LazySave, MAX_UNSAVED_BLOCKS, MAX_UNSAVED_MS } from './lazy-save.ts';
+import { createStepping, type FollowerMemory, type Step } from './stepping.ts';
+import { loadFinality, loadWindow, saveNodeProblem } from './store.ts';
 import type { ChainSource, Consumer, TickContext } from './types.ts';
 import { BlockWindow } from './window.ts';
+import { createWrites } from './writes.ts';
 
 export { IDLE_HEARTBEAT_MS, MAX_UNSAVED_BLOCKS, MAX_UNSAVED_MS } from './lazy-save.ts';
 export { SHORT_RANGE_BLOCKS } from './stepping.ts';
@@ -34,8 +24,9 @@ export { SHORT_RANGE_BLOCKS } from './stepping.ts';
  * node that contradicts itself is reported and settles nothing. Only the leader of a network ticks;
  * `fence` refuses a transaction of a follower that lost its leadership (leadership.ts).
  *
- * Around it: stepping.ts brings each stream to its part of the tick, lazy-save.ts decides whether a
- * tick writes (idle blocks wait in memory), headers.ts reads final headers and the evidence block.
+ * Around it: stepping.ts brings each stream to its part of the tick, writes.ts holds the transactions
+ * (what is written in which), lazy-save.ts decides whether a tick writes at all (idle blocks wait in
+ * memory), headers.ts reads final headers and the evidence block.
  */
 
 /** Blocks a stream may advance per tick, so one tick of a long backfill stays short. */
@@ -86,26 +77,13 @@ export function createFollower(deps: FollowerDeps) {
   let problem: string | undefined;
   const lazy = new LazySave(deps.maxUnsavedMs ?? MAX_UNSAVED_MS, deps.maxUnsavedBlocks ?? MAX_UNSAVED_BLOCKS);
   const headers = createHeaders(source, networkId);
-
-  /** A transaction of this follower: fenced, then `work`. */
-  const transaction = <T>(work: (tx: EntityManager) => Promise<T>) =>
-    deps.fork().transactional(async (tx) => {
-      await deps.fence(tx);
-      return work(tx);
-    });
-
-  /**
-   * A transaction applying the events of `of`: should it fail, each is told (`rolledBack`), so what
-   * its handlers found there is never trusted (finding.ts).
-   */
-  const applying = async <T>(of: readonly Consumer[], work: (tx: EntityManager) => Promise<T>) => {
-    try {
-      return await transaction(work);
-    } catch (error) {
-      for (const consumer of of) consumer.rolledBack?.();
-      throw error;
-    }
-  };
+  const { transaction, applying, rewind, commitSteps, apply } = createWrites({
+    networkId,
+    fork: deps.fork,
+    fence: deps.fence,
+    log,
+    memory,
+  });
 
   /** A read for a consumer's after-tick work: no transaction, no fence. */
   const read = <T>(work: (em: EntityManager) => Promise<T>) => work(deps.fork());
@@ -224,6 +202,7 @@ export function createFollower(deps: FollowerDeps) {
     }
     return { head, finalized, caughtUp, ...(sync.kind === 'reorg' ? { reorg: sync.ancestor } : {}) };
   }
+
   /**
    * The node contradicts itself: logged at error level (once per problem) and shown to operators; no
    * consumer hears of this tick, so nothing is settled, released or sent on the node's word until it
@@ -248,102 +227,12 @@ export function createFollower(deps: FollowerDeps) {
     return { head, finalized: verdict.state.final, caughtUp: true, inconsistent: verdict.problem };
   }
 
-  /**
-   * Undoes a consumer's blocks above `ancestor` and moves its cursor there, in one transaction. A
-   * stream whose stored cursor is at or below the ancestor but that went above it in memory (idle
-   * blocks, which wrote nothing) hears of the reorganisation all the same, and reads again from its
-   * stored cursor.
-   */
-  async function rewind(
-    consumer: Consumer,
-    ancestor: BlockHeader,
-    head: BlockHeader,
-    ahead?: ReadonlyMap<string, BlockHeader>,
-  ): Promise<void> {
-    const inMemory = ahead?.get(consumer.stream);
-    await applying([consumer], async (tx) => {
-      const cursor = await loadCursor(tx, networkId, consumer.stream);
-      if (!cursor) return;
-      const above = cursor.number > ancestor.number;
-      if (!above && !(inMemory && inMemory.number > ancestor.number)) return;
-      await consumer.handle(tx, { type: 'reorg', ancestor, head });
-      if (above) await moveCursor(tx, networkId, consumer.stream, cursor, ancestor);
-    });
-    // Reread: the rewind may have found the stored cursor below the ancestor already.
-    memory.cursors = memory.stored = undefined;
-  }
-
-  /** Every stream whose cursor moved in memory since it was stored, compare-and-set against that. */
-  function pendingMoves(): CursorMove[] {
-    const moves: CursorMove[] = [];
-    for (const [stream, block] of memory.cursors ?? []) {
-      const from = memory.stored?.get(stream) ?? null;
-      if (from?.number !== block.number || from.hash !== block.hash)
-        moves.push({ stream, expected: from, block });
-    }
-    return moves;
-  }
-
-  /**
-   * One transaction for the tick: the busy steps' blocks and what of them is final now, every cursor
-   * moved since it was stored (busy or idle), and what the window learnt (written last: its rows stay
-   * unlocked while consumers work, so a stalled old leader does not hold up the new one, which finds
-   * the old one's cursor move refused at commit). Should it fail (one consumer's handler, say), the busy
-   * steps are retried one transaction each, so the others are not held back by it.
-   */
-  async function commitSteps(
-    busy: { step: Step; event: BlockEvent }[],
-    windowChange: WindowChange,
-  ): Promise<void> {
-    const moves = pendingMoves();
-    const write = async (tx: EntityManager, of: CursorMove[]) => {
-      await moveCursors(tx, networkId, of);
-      await saveWindow(tx, networkId, windowChange);
-    };
-    try {
-      await applying(
-        busy.map((b) => b.step.consumer),
-        async (tx) => {
-          for (const { step, event } of busy) await handle(tx, step.consumer, event);
-          await write(tx, moves);
-        },
-      );
-    } catch (error) {
-      if (busy.length === 0 || error instanceof LeadershipLost || error instanceof CursorMoved) throw error;
-      log.warn("the tick's transaction failed; applying each stream on its own", { error });
-      for (const { step, event } of busy) {
-        await applying([step.consumer], (tx) => apply(tx, step.consumer, step.expected, event));
-        memory.stored?.set(step.consumer.stream, step.to);
-      }
-      const rest = moves.filter((m) => !busy.some((b) => b.step.consumer.stream === m.stream));
-      await transaction((tx) => write(tx, rest));
-    }
-    for (const move of moves) memory.stored?.set(move.stream, move.block);
-  }
-
   /** Writes what idle ticks left in memory (a clean stop): the cursors and the window, if anything. */
   async function flush(): Promise<void> {
     const change = lazy.pending(memory.window);
     if (!change) return;
     await commitSteps([], change);
     lazy.wrote(lazy.last!.key, change.head.number, change.finalized);
-  }
-
-  /** Inside a transaction: the blocks, what of them is final now, and the cursor moved from `from`. */
-  async function apply(
-    tx: EntityManager,
-    consumer: Consumer,
-    from: BlockHeader | null,
-    event: BlockEvent,
-  ): Promise<void> {
-    await handle(tx, consumer, event);
-    await moveCursor(tx, networkId, consumer.stream, from, event.to);
-  }
-
-  /** The blocks, then what of them is final now. */
-  async function handle(tx: EntityManager, consumer: Consumer, event: BlockEvent): Promise<void> {
-    await consumer.handle(tx, event);
-    await consumer.handle(tx, { type: 'finalize', block: Math.min(event.finalized, event.to.number) });
   }
 
   return { network: deps.network, tick, flush };

@@ -74,7 +74,7 @@ export function createStepping(deps: SteppingDeps) {
    * Brings a consumer up to where the tick's shared step starts: final blocks far behind are fed by
    * range in transactions of their own, a cursor off the followed chain is rewound; what is left (the
    * window's blocks, or a short final range of a window-less stream) is the step it takes with the
-   * others in the follower's `commitSteps`.
+   * others in `commitSteps` (writes.ts).
    */
   async function prepare(
     consumer: Consumer,
