@@ -231,3 +231,24 @@ describe('RPC transport', () => {
     expect(p.calls.filter((m) => m === 'eth_gasPrice')).toHaveLength(1);
   });
 });
+
+describe('postJson', () => {
+  it('waits for an answer slower than a kept-alive connection may idle, and reuses the connection after', async () => {
+    // The connection pool closes free connections after a second; one in use must not be cut then.
+    const { createServer } = await import('node:http');
+    const { postJson } = await import('../../src/chains/evm/rpc/http.ts');
+    const sockets = new Set<unknown>();
+    const server = createServer((req, res) => {
+      sockets.add(req.socket);
+      req.resume();
+      setTimeout(() => res.end('{"jsonrpc":"2.0","id":1,"result":"0x1"}'), 1_500);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise((resolve) => server.close(() => resolve())));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    expect(await postJson(url, { id: 1 }, 5_000)).toEqual({ jsonrpc: '2.0', id: 1, result: '0x1' });
+    expect(await postJson(url, { id: 1 }, 5_000)).toEqual({ jsonrpc: '2.0', id: 1, result: '0x1' });
+    expect(sockets.size).toBe(1);
+    await expect(postJson(url, { id: 1 }, 200)).rejects.toMatchObject({ kind: 'timeout' });
+  });
+});

@@ -1,61 +1,116 @@
+import http from 'node:http';
+import https from 'node:https';
 import { TransportError } from './errors.ts';
 
 /**
  * One HTTP POST of a JSON-RPC payload, bounded in time. Everything that is not a parseable JSON body
  * becomes a TransportError, so the caller only ever sees a JSON value or a failure it may retry.
+ *
+ * Plain `node:http` over kept-alive connections, not `fetch`: a follower polls its node every tick,
+ * and fetch's per-request machinery (web streams for the body, an AbortSignal, header lists) was the
+ * largest share of an idle service's CPU, several times what the request itself costs. Redirects are
+ * not followed (a JSON-RPC endpoint that redirects a POST is misconfigured: it fails as `http`).
  */
 
 /** Bodies larger than this are refused rather than parsed (a runaway getLogs, a hostile endpoint). */
 export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
-export async function postJson(url: string, payload: unknown, timeoutMs: number): Promise<unknown> {
-  // One signal covers connect, headers and body: a server that stalls mid-body still times out.
-  const signal = AbortSignal.timeout(timeoutMs);
-  let response: Response;
-  try {
-    response = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify(payload),
-      signal,
-    });
-  } catch (error) {
-    throw toTransportError(error, timeoutMs);
-  }
+/**
+ * One pool of kept-alive connections per protocol. A free connection is closed after a second unused,
+ * under the common 4–5 s keep-alive of nodes and load balancers, so a request rarely meets one the
+ * server closed (and if it does, the failure is a retryable `network` one).
+ */
+const agents = {
+  'http:': new http.Agent({ keepAlive: true, timeout: 1_000 }),
+  'https:': new https.Agent({ keepAlive: true, timeout: 1_000 }),
+};
 
-  let text: string;
-  try {
-    text = await readBody(response);
-  } catch (error) {
-    throw toTransportError(error, timeoutMs);
-  }
-  if (response.status === 429) throw new TransportError('rate_limited', 'HTTP 429 Too Many Requests');
+interface Answer {
+  status: number;
+  text: string;
+}
+
+export async function postJson(url: string, payload: unknown, timeoutMs: number): Promise<unknown> {
+  const { status, text } = await post(url, JSON.stringify(payload), timeoutMs);
+  if (status === 429) throw new TransportError('rate_limited', 'HTTP 429 Too Many Requests');
+  const ok = status >= 200 && status < 300;
 
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
     // Some nodes answer 4xx with a JSON-RPC error body; only a non-JSON body is a transport failure.
-    const kind = response.ok ? 'invalid_response' : 'http';
-    throw new TransportError(kind, `HTTP ${response.status}: body is not JSON (${snippet(text)})`);
+    const kind = ok ? 'invalid_response' : 'http';
+    throw new TransportError(kind, `HTTP ${status}: body is not JSON (${snippet(text)})`);
   }
-  if (response.status >= 500 || (!response.ok && !looksLikeJsonRpc(json))) {
-    throw new TransportError('http', `HTTP ${response.status}: ${snippet(text)}`);
+  if (status >= 500 || (!ok && !looksLikeJsonRpc(json))) {
+    throw new TransportError('http', `HTTP ${status}: ${snippet(text)}`);
   }
   return json;
 }
 
-async function readBody(response: Response): Promise<string> {
-  const declared = Number(response.headers.get('content-length') ?? 0);
-  if (declared > MAX_RESPONSE_BYTES) {
-    await response.body?.cancel();
-    throw new TransportError('invalid_response', `response of ${declared} bytes exceeds the limit`);
-  }
-  const text = await response.text();
-  if (text.length > MAX_RESPONSE_BYTES) {
-    throw new TransportError('invalid_response', `response of ${text.length} bytes exceeds the limit`);
-  }
-  return text;
+/** The POST itself: one timer covers connect, headers and body (a server stalling mid-body times out). */
+function post(url: string, body: string, timeoutMs: number): Promise<Answer> {
+  return new Promise<Answer>((resolve, reject) => {
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch (error) {
+      reject(new TransportError('network', `request failed: ${(error as Error).message}`, { cause: error }));
+      return;
+    }
+    const agent = agents[target.protocol as keyof typeof agents];
+    if (!agent) {
+      reject(new TransportError('network', `request failed: unsupported protocol ${target.protocol}`));
+      return;
+    }
+    let settled = false;
+    const fail = (error: TransportError) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      request.destroy();
+      reject(error);
+    };
+    const request = (target.protocol === 'https:' ? https : http).request(target, {
+      method: 'POST',
+      agent,
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        'content-length': Buffer.byteLength(body),
+      },
+    });
+    const timer = setTimeout(
+      () => fail(new TransportError('timeout', `no answer within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    request.on('error', (error) => fail(networkError(error)));
+    request.on('response', (response) => {
+      const declared = Number(response.headers['content-length'] ?? 0);
+      if (declared > MAX_RESPONSE_BYTES) {
+        fail(new TransportError('invalid_response', `response of ${declared} bytes exceeds the limit`));
+        return;
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      response.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > MAX_RESPONSE_BYTES)
+          fail(new TransportError('invalid_response', `response of over ${size} bytes exceeds the limit`));
+        else chunks.push(chunk);
+      });
+      response.on('error', (error) => fail(networkError(error)));
+      response.on('aborted', () => fail(new TransportError('network', 'request failed: response aborted')));
+      response.on('end', () => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks, size).toString('utf8') });
+      });
+    });
+    request.end(body);
+  });
 }
 
 function looksLikeJsonRpc(json: unknown): boolean {
@@ -63,15 +118,8 @@ function looksLikeJsonRpc(json: unknown): boolean {
   return typeof first === 'object' && first !== null && 'jsonrpc' in first;
 }
 
-function toTransportError(error: unknown, timeoutMs: number): TransportError {
-  if (error instanceof TransportError) return error;
-  const name = (error as { name?: string } | null)?.name;
-  if (name === 'TimeoutError' || name === 'AbortError') {
-    return new TransportError('timeout', `no answer within ${timeoutMs} ms`, { cause: error });
-  }
-  const cause = (error as { cause?: { code?: string; message?: string } } | null)?.cause;
-  const detail = cause?.code ?? cause?.message ?? (error as Error)?.message ?? String(error);
-  return new TransportError('network', `request failed: ${detail}`, { cause: error });
+function networkError(error: Error & { code?: string }): TransportError {
+  return new TransportError('network', `request failed: ${error.code ?? error.message}`, { cause: error });
 }
 
 function snippet(text: string): string {
