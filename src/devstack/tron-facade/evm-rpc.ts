@@ -3,6 +3,8 @@
  * answers 503 so clients fail over); JSON-RPC errors are EvmRpcError (the call itself was refused).
  */
 
+import { postJson } from '../../chains/evm/rpc/http.ts';
+
 const RPC_TIMEOUT_MS = 10_000;
 
 export class EvmUnavailable extends Error {
@@ -33,13 +35,7 @@ export function createEvmRpc(url: string): EvmRpc {
   let nextId = 1;
   async function post(payload: unknown): Promise<unknown> {
     try {
-      const res = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(payload),
-        signal: AbortSignal.timeout(RPC_TIMEOUT_MS),
-      });
-      return await res.json();
+      return await postJson(url, payload, RPC_TIMEOUT_MS);
     } catch (error) {
       throw new EvmUnavailable(`EVM node unreachable: ${(error as Error).message}`);
     }
