@@ -17,6 +17,7 @@ import { JsonRpcProvider, parseEther, parseUnits, Wallet } from 'ethers';
 import { type AnvilNode, startAnvil } from '../src/chains/anvil.ts';
 import { contractAt } from '../src/chains/contracts.ts';
 import { createEvmClient } from '../src/chains/evm/client.ts';
+import { postJson } from '../src/chains/evm/rpc/http.ts';
 import { networkFileSchema } from '../src/chains/networks.ts';
 import { executeBound } from '../src/db/bulk.ts';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
@@ -431,13 +432,13 @@ async function printStatements(em: EntityManager): Promise<void> {
     console.log(`     ${String(r.calls).padStart(5)} calls ${r.ms.toFixed(1).padStart(7)} ms  ${r.query}`);
 }
 
+/**
+ * A bare JSON-RPC call for the baselines, over the same HTTP client as the service's (`postJson`:
+ * node:http, kept-alive), so the ratio compares the work, not two HTTP clients.
+ */
 async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  return ((await res.json()) as { result: unknown }).result;
+  return ((await postJson(url, { jsonrpc: '2.0', id: 1, method, params }, 60_000)) as { result: unknown })
+    .result;
 }
 
 interface RawLog {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { type JsonRpcProvider, Wallet } from 'ethers';
 import { startChainFollowers } from '../daemons/chain-followers.ts';
+import { postJson } from '../src/chains/evm/rpc/http.ts';
 import { executeBound } from '../src/db/bulk.ts';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
 import type { EntityManager } from '../src/db/orm.ts';
@@ -210,13 +211,13 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
   }
 }
 
+/** A bare JSON-RPC batch, over the service's own HTTP client (`postJson`), as the baselines' calls are. */
 async function rpcBatch(rpcUrl: string, calls: { method: string; params: unknown[] }[]): Promise<void> {
-  const res = await fetch(rpcUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(calls.map((c, id) => ({ jsonrpc: '2.0', id, ...c }))),
-  });
-  const answers = (await res.json()) as { error?: { message: string } }[];
+  const answers = (await postJson(
+    rpcUrl,
+    calls.map((c, id) => ({ jsonrpc: '2.0', id, ...c })),
+    60_000,
+  )) as { error?: { message: string } }[];
   const failed = answers.find((a) => a.error);
   if (failed) throw new Error(`anvil refused a call: ${failed.error!.message}`);
 }
@@ -291,10 +292,9 @@ async function waitCompleted(em: EntityManager, id: string): Promise<void> {
 /** The node's own eth_getLogs rate over the same range and filter: 2000-block chunks, and one call. */
 async function rawGetLogs(rpcUrl: string, router: string, from: number, to: number) {
   const call = async (a: number, b: number) => {
-    const res = await fetch(rpcUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
+    const answer = await postJson(
+      rpcUrl,
+      {
         jsonrpc: '2.0',
         id: 1,
         method: 'eth_getLogs',
@@ -306,9 +306,10 @@ async function rawGetLogs(rpcUrl: string, router: string, from: number, to: numb
             topics: [PAYMENT_TOPIC],
           },
         ],
-      }),
-    });
-    return ((await res.json()) as { result: Record<string, string>[] }).result;
+      },
+      60_000,
+    );
+    return (answer as { result: Record<string, string>[] }).result;
   };
   const rows: Record<string, string>[] = [];
   const t0 = performance.now();
