@@ -156,7 +156,9 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
     const ledgerSeconds = await coldFollow();
     const recorded = await count('select count(*) as n from payments where block_number >= ?');
     if (recorded !== backfillPayments)
-      throw new Error(`ledger holds ${recorded} of ${backfillPayments} payments`);
+      throw new Error(
+        `ledger holds ${recorded} of ${backfillPayments} payments (the node has ${raw.rows.length} logs)`,
+      );
 
     await app.fork().execute('delete from payments where block_number >= ?', [from]);
     await insertSessions(app.fork(), backfillSessions);
