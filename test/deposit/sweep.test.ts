@@ -84,6 +84,9 @@ describe('the sweeper', () => {
     await f.send('USDC', b, '3');
     await f.send('DAI', small, '1'); // below the DAI sweep minimum of 5
     expect(await f.provider.getCode(a)).toBe('0x');
+    // All four final before the worker starts, so the first scan credits them together and one sweep
+    // takes both forwarders (with blocks coming 8 at a time, finality could otherwise fall between them).
+    await f.mine(72);
     await start();
     const [sweep] = await until(sweeps, (s) => s.length > 0 && s[0].status === 'done', 40_000);
     expect(sweep).toMatchObject({ status: 'done', items: 2 });
