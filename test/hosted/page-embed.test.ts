@@ -238,6 +238,46 @@ describe.skipIf(noBrowser)('in Chromium', () => {
     }
   });
 
+  it('a status read answered after the page moved on does not take the player back a step', async () => {
+    const link = await create();
+    const context = await browser.newContext();
+    await context.routeWebSocket(/\/graphql$/, (ws) => ws.close());
+    // From `hold` on, each status read is answered by the server at once and delivered to the page
+    // only when released: a read in flight while the player's step is posted, as on a slow network.
+    let hold = false;
+    const held: { release(): Promise<void> }[] = [];
+    let heldOne!: () => void;
+    const first = new Promise<void>((resolve) => {
+      heldOne = resolve;
+    });
+    await context.route('**/v1/hpp/status', async (route) => {
+      if (!hold) return route.continue();
+      const response = await route.fetch();
+      held.push({ release: () => route.fulfill({ response }).catch(() => {}) });
+      heldOne();
+    });
+    const page = await context.newPage();
+    const problems = watchProblems(page);
+    try {
+      await page.goto(link.url);
+      await page.getByRole('heading', { name: 'Choose a network' }).waitFor();
+      hold = true;
+      await first; // the server answered "Choose a network"; the page has not heard it yet
+      await page.getByRole('button', { name: 'ETH' }).click();
+      await page.getByRole('heading', { name: 'Connect your wallet' }).waitFor();
+      const stale = page.waitForResponse('**/v1/hpp/status');
+      await held[0]!.release();
+      await (await stale).finished();
+      // Time for the page to read the late answer (later reads stay held, so nothing else corrects it).
+      await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 300)));
+      expect(await page.locator('#step-heading').textContent()).toBe('Connect your wallet');
+      expect(problems).toEqual([]);
+    } finally {
+      for (const read of held) await read.release();
+      await context.close();
+    }
+  });
+
   it('with WebSockets blocked, polls /v1/hpp/status and still reaches the outcome', async () => {
     const link = await create({ network: 'eth', token: 'USDC', amount: '1' });
     const context = await browser.newContext();

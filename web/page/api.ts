@@ -82,9 +82,25 @@ async function call<T>(path: string, body: Record<string, string>): Promise<T> {
   return json as T;
 }
 
+/** Steps this page has posted and had answered: a status read sent before the last may predate it. */
+let stepsAnswered = 0;
+
 export const api = {
   link: (token: string) => call<LinkInfo>('/v1/hpp/link', { token }),
-  status: (token: string) => call<StepResponse>('/v1/hpp/status', { token }),
-  step: (token: string, action: string, value?: string) =>
-    call<StepResponse>('/v1/hpp/step', value === undefined ? { token, action } : { token, action, value }),
+  /**
+   * The session's step, or undefined when a step this page posted was answered while the read was on
+   * its way: the server may have served the read before that step, and applying it would take the
+   * player back a step (the step's own answer is newer).
+   */
+  async status(token: string): Promise<StepResponse | undefined> {
+    const before = stepsAnswered;
+    const step = await call<StepResponse>('/v1/hpp/status', { token });
+    return before === stepsAnswered ? step : undefined;
+  },
+  async step(token: string, action: string, value?: string): Promise<StepResponse> {
+    const body: Record<string, string> = value === undefined ? { token, action } : { token, action, value };
+    const step = await call<StepResponse>('/v1/hpp/step', body);
+    stepsAnswered++;
+    return step;
+  },
 };

@@ -43,10 +43,13 @@ export function startLive(token: string, handlers: LiveHandlers): { stop(): void
   let retryMs = RETRY_MIN_MS;
 
   const refresh = () =>
-    api.status(token).then(handlers.step, (error: unknown) => {
-      if (error instanceof ApiError && (error.status === 404 || error.status === 410))
-        handlers.gone(error.code);
-    });
+    api.status(token).then(
+      (step) => step && handlers.step(step),
+      (error: unknown) => {
+        if (error instanceof ApiError && (error.status === 404 || error.status === 410))
+          handlers.gone(error.code);
+      },
+    );
 
   const startPolling = () => {
     if (pollTimer || stopped) return;

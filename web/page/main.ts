@@ -27,7 +27,8 @@ async function start(): Promise<void> {
     setLang(info.language);
     document.title = tr('title');
     document.getElementById('brand')!.textContent = tr('brand');
-    apply(step);
+    // No step has been posted yet, so the first read always stands.
+    apply(step!);
   } catch (error) {
     if (error instanceof ApiError && (error.status === 404 || error.status === 410)) gone(error.code);
     else fail(error, () => location.reload());
@@ -53,7 +54,11 @@ async function start(): Promise<void> {
     if (!el) return;
     el.textContent = remaining();
     // At zero the link is checked again: it answers 410 unless a payment arrived meanwhile.
-    if (remaining() === '0:00' && !state.busy) void api.status(token).then(apply, (e) => fail(e));
+    if (remaining() === '0:00' && !state.busy)
+      void api.status(token).then(
+        (step) => step && apply(step),
+        (e) => fail(e),
+      );
   }, 1000);
   // On key up, so the key's events have all reached this frame before the embedder removes it.
   document.addEventListener('keyup', (event) => {

@@ -128,6 +128,7 @@ export async function overtaken(error: unknown, at: string | undefined): Promise
   if (state.step?.step !== at) return true;
   try {
     const now = await api.status(token);
+    if (!now) return state.step?.step !== at;
     apply(now);
     return now.step !== at;
   } catch {
