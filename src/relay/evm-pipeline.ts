@@ -3,6 +3,7 @@ import type { EvmClient } from '../chains/evm/index.ts';
 import type { NetworkConfig } from '../chains/networks.ts';
 import type { EntityManager } from '../db/orm.ts';
 import { faultPoint } from '../lib/fault.ts';
+import { closeGapSoon } from './evm-gap.ts';
 import {
   broadcastOnly,
   broadcastStored,
@@ -322,6 +323,15 @@ async function sendClaimed(
   step('stored');
   noteStored(relayer, network.id, Math.max(0, ...stored.map((t) => Number(t.nonce) + 1)));
   faultPoint('relay:after-sign');
+  // Below these, nonces the node had not seen when asked: most likely another sender's, on their way;
+  // but a sender killed before broadcasting leaves them stored and unsent, and nothing of the wallet
+  // mines until they are sent. Those go out first (evm-gap.ts).
+  const lowest = stored.length > 0 ? Number(stored[0]!.nonce) : chainNonce;
+  if (lowest > chainNonce)
+    await closeGapSoon(relayer, network, wallet.address, chainNonce, lowest, (gap) =>
+      broadcastInOrder(relayer, network, client, gap),
+    );
+  step('gap');
   const took = await broadcastInOrder(relayer, network, client, stored);
   // Broadcast in nonce order across sends too: the next one's transactions follow these.
   stages.sign();

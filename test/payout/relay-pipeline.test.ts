@@ -464,3 +464,65 @@ it('a sender killed between storing and broadcasting: the next watcher tick broa
   await settlesPaidOnce(orders);
   await f.provider.send('evm_setAutomine', [true]);
 });
+
+it('a sender killed between storing and broadcasting: the next send of another process broadcasts its stored bytes first, with no watcher tick (no takeover)', async () => {
+  await f.provider.send('evm_setAutomine', [false]);
+  const orders = await authorize(3);
+  const relayer = f.t.app.services.relayer;
+  const network = relayer.network('eth');
+  // Another process, whose node never answers its broadcast: it hangs there, still claiming them.
+  const session = new SenderSession({ databaseUrl: f.t.app.config.databaseUrl, logger: relayer.deps.logger });
+  const hanging = throughNode(relayer, (calls, send) =>
+    calls.some((c) => c.method === 'eth_sendRawTransaction') ? new Promise(() => {}) : send(),
+  );
+  const dying = Object.create(hanging, { session: { value: session } }) as Relayer;
+  void sendEvm(dying, network, orders[0]!.relay);
+  await until(
+    () => relays(orders),
+    (rows) => rows.every((r) => r.tx === 'signed'),
+  );
+  // The process is killed: its connections end with it. More payouts arrive; this process sends them.
+  await session.close();
+  const more = await authorize(2);
+  await sendEvm(relayer, network, more[0]!.relay);
+  // Nobody watched: the sender itself sent the dead one's stored bytes, so one block takes all five.
+  expect((await relays([...orders, ...more])).map((r) => r.tx)).toEqual(
+    [...orders, ...more].map(() => 'sent'),
+  );
+  await f.provider.send('anvil_mine', ['0x1']);
+  for (const o of [...orders, ...more]) expect(await f.balance('USDT', o.recipient)).toBe(o.raw);
+  await settlesPaidOnce([...orders, ...more]);
+  await f.provider.send('evm_setAutomine', [true]);
+});
+
+it('a sender still alive below another’s send, then killed before broadcasting: the other process sends its stored bytes soon after, with no watcher tick', async () => {
+  await f.provider.send('evm_setAutomine', [false]);
+  const orders = await authorize(3);
+  const relayer = f.t.app.services.relayer;
+  const network = relayer.network('eth');
+  const session = new SenderSession({ databaseUrl: f.t.app.config.databaseUrl, logger: relayer.deps.logger });
+  const hanging = throughNode(relayer, (calls, send) =>
+    calls.some((c) => c.method === 'eth_sendRawTransaction') ? new Promise(() => {}) : send(),
+  );
+  const dying = Object.create(hanging, { session: { value: session } }) as Relayer;
+  void sendEvm(dying, network, orders[0]!.relay);
+  await until(
+    () => relays(orders),
+    (rows) => rows.every((r) => r.tx === 'signed'),
+  );
+  // Its sender is alive: this process sends its own above them and leaves them alone.
+  const more = await authorize(2);
+  await sendEvm(relayer, network, more[0]!.relay);
+  const all = [...orders, ...more];
+  expect((await relays(all)).map((r) => r.tx)).toEqual(['signed', 'signed', 'signed', 'sent', 'sent']);
+  // Then it is killed: nobody watches, yet its stored bytes go out.
+  await session.close();
+  await until(
+    () => relays(all),
+    (rows) => rows.every((r) => r.tx === 'sent'),
+  );
+  await f.provider.send('anvil_mine', ['0x1']);
+  for (const o of all) expect(await f.balance('USDT', o.recipient)).toBe(o.raw);
+  await settlesPaidOnce(all);
+  await f.provider.send('evm_setAutomine', [true]);
+});
