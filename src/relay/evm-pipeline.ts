@@ -1,5 +1,6 @@
 import { keccak256, type Wallet } from 'ethers';
 import type { EvmClient } from '../chains/evm/index.ts';
+import { isAlreadyKnown } from '../chains/evm/tx-send.ts';
 import type { NetworkConfig } from '../chains/networks.ts';
 import type { EntityManager } from '../db/orm.ts';
 import { faultPoint } from '../lib/fault.ts';
@@ -371,7 +372,9 @@ export async function broadcastInOrder<T extends StoredTx>(
     );
     for (const [i, t] of part.entries()) {
       const a = answers[i]!;
-      if (a.ok && String(a.result).toLowerCase() === t.hash) took.push(t);
+      // Bytes the node has already (another sender, or the watcher, broadcast them too) are taken as
+      // they are: sent on their own again they would only cost a decode of the transaction each.
+      if (a.ok ? String(a.result).toLowerCase() === t.hash : isAlreadyKnown(a.error.message)) took.push(t);
       else if (await broadcastOnly(relayer, network, client, t)) took.push(t);
     }
   }
