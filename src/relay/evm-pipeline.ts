@@ -1,8 +1,10 @@
 import { keccak256, type Wallet } from 'ethers';
 import type { EvmClient } from '../chains/evm/index.ts';
+import { isAlreadyKnown } from '../chains/evm/tx-send.ts';
 import type { NetworkConfig } from '../chains/networks.ts';
 import type { EntityManager } from '../db/orm.ts';
 import { faultPoint } from '../lib/fault.ts';
+import { strandedBelow, watchGap } from './evm-gap.ts';
 import {
   broadcastOnly,
   broadcastStored,
@@ -322,15 +324,39 @@ async function sendClaimed(
   step('stored');
   noteStored(relayer, network.id, Math.max(0, ...stored.map((t) => Number(t.nonce) + 1)));
   faultPoint('relay:after-sign');
-  const took = await broadcastInOrder(relayer, network, client, stored);
+  // Below these, nonces the node had not seen when asked: most likely another sender's, on their way;
+  // but a sender killed before broadcasting leaves them stored and unsent, and nothing of the wallet
+  // mines until they are sent. Those are looked for while this send's go out, sent right after them
+  // (a node keeps a sender's transactions above a gap until it closes), and recorded with them (evm-gap.ts).
+  const lowest = stored.length > 0 ? Number(stored[0]!.nonce) : chainNonce;
+  // A failed look leaves the gap to the watcher; this send's own are out, and get recorded.
+  const looking = strandedBelow(relayer, network, wallet.address, chainNonce, lowest).catch((error) => {
+    relayer.deps.logger.warn('looking for a nonce gap failed; the watcher sends it', {
+      network: network.id,
+      error: (error as Error).message,
+    });
+    return { stranded: [], held: false };
+  });
+  const sent = await broadcastInOrder(relayer, network, client, stored);
+  step('broadcast');
+  const gap = await looking;
+  const took = [
+    ...(gap.stranded.length > 0 ? await broadcastInOrder(relayer, network, client, gap.stranded) : []),
+    ...sent,
+  ];
   // Broadcast in nonce order across sends too: the next one's transactions follow these.
   stages.sign();
-  step('broadcast');
+  step('gap');
   faultPoint('relay:after-broadcast');
   await recordSentMany(
     relayer,
     took.map((t) => ({ id: Number(t.request.id), txId: Number(t.id), hash: t.hash })),
   );
+  // Part of the gap another live sender holds: looked at again shortly, should it die first.
+  if (gap.held)
+    watchGap(relayer, network, wallet.address, chainNonce, lowest, (list) =>
+      broadcastInOrder(relayer, network, client, list),
+    );
   step('recorded');
   relayer.deps.logger.debug('relay send', {
     network: network.id,
@@ -361,7 +387,9 @@ export async function broadcastInOrder<T extends StoredTx>(
     );
     for (const [i, t] of part.entries()) {
       const a = answers[i]!;
-      if (a.ok && String(a.result).toLowerCase() === t.hash) took.push(t);
+      // Bytes the node has already (another sender, or the watcher, broadcast them too) are taken as
+      // they are: sent on their own again they would only cost a decode of the transaction each.
+      if (a.ok ? String(a.result).toLowerCase() === t.hash : isAlreadyKnown(a.error.message)) took.push(t);
       else if (await broadcastOnly(relayer, network, client, t)) took.push(t);
     }
   }

@@ -1,7 +1,7 @@
 import { Wallet } from 'ethers';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { EntityManager } from '../../src/db/orm.ts';
-import { sendEvm } from '../../src/relay/evm-pipeline.ts';
+import { broadcastInOrder, sendEvm } from '../../src/relay/evm-pipeline.ts';
 import { watchEvm } from '../../src/relay/evm-watch.ts';
 import type { Relayer } from '../../src/relay/relayer.ts';
 import { SenderSession } from '../../src/relay/sender-session.ts';
@@ -460,6 +460,111 @@ it('a sender killed between storing and broadcasting: the next watcher tick broa
   await session.close();
   await watchEvm(leader(), network);
   expect((await relays(orders)).map((r) => r.tx)).toEqual(orders.map(() => 'sent'));
+  await f.provider.send('anvil_mine', ['0x1']);
+  await settlesPaidOnce(orders);
+  await f.provider.send('evm_setAutomine', [true]);
+});
+
+it('a sender killed between storing and broadcasting: the next send of another process broadcasts its stored bytes first, with no watcher tick (no takeover)', async () => {
+  await f.provider.send('evm_setAutomine', [false]);
+  const orders = await authorize(3);
+  const relayer = f.t.app.services.relayer;
+  const network = relayer.network('eth');
+  // Another process, whose node never answers its broadcast: it hangs there, still claiming them.
+  const session = new SenderSession({ databaseUrl: f.t.app.config.databaseUrl, logger: relayer.deps.logger });
+  const hanging = throughNode(relayer, (calls, send) =>
+    calls.some((c) => c.method === 'eth_sendRawTransaction') ? new Promise(() => {}) : send(),
+  );
+  const dying = Object.create(hanging, { session: { value: session } }) as Relayer;
+  void sendEvm(dying, network, orders[0]!.relay);
+  await until(
+    () => relays(orders),
+    (rows) => rows.every((r) => r.tx === 'signed'),
+  );
+  // The process is killed: its connections end with it. More payouts arrive; this process sends them.
+  await session.close();
+  const more = await authorize(2);
+  await sendEvm(relayer, network, more[0]!.relay);
+  // Nobody watched: the sender itself sent the dead one's stored bytes, so one block takes all five.
+  expect((await relays([...orders, ...more])).map((r) => r.tx)).toEqual(
+    [...orders, ...more].map(() => 'sent'),
+  );
+  await f.provider.send('anvil_mine', ['0x1']);
+  for (const o of [...orders, ...more]) expect(await f.balance('USDT', o.recipient)).toBe(o.raw);
+  await settlesPaidOnce([...orders, ...more]);
+  await f.provider.send('evm_setAutomine', [true]);
+});
+
+it('a sender still alive below another’s send, then killed before broadcasting: the other process sends its stored bytes soon after, with no watcher tick', async () => {
+  await f.provider.send('evm_setAutomine', [false]);
+  const orders = await authorize(3);
+  const relayer = f.t.app.services.relayer;
+  const network = relayer.network('eth');
+  const session = new SenderSession({ databaseUrl: f.t.app.config.databaseUrl, logger: relayer.deps.logger });
+  const hanging = throughNode(relayer, (calls, send) =>
+    calls.some((c) => c.method === 'eth_sendRawTransaction') ? new Promise(() => {}) : send(),
+  );
+  const dying = Object.create(hanging, { session: { value: session } }) as Relayer;
+  void sendEvm(dying, network, orders[0]!.relay);
+  await until(
+    () => relays(orders),
+    (rows) => rows.every((r) => r.tx === 'signed'),
+  );
+  // Its sender is alive: this process sends its own above them (and leaves them alone, unless they
+  // have waited long enough to count as stuck: a loaded machine may take that long to get here).
+  const more = await authorize(2);
+  await sendEvm(relayer, network, more[0]!.relay);
+  const all = [...orders, ...more];
+  expect((await relays(more)).map((r) => r.tx)).toEqual(['sent', 'sent']);
+  // Then it is killed: nobody watches, yet its stored bytes go out.
+  await session.close();
+  await until(
+    () => relays(all),
+    (rows) => rows.every((r) => r.tx === 'sent'),
+  );
+  await f.provider.send('anvil_mine', ['0x1']);
+  for (const o of all) expect(await f.balance('USDT', o.recipient)).toBe(o.raw);
+  await settlesPaidOnce(all);
+  await f.provider.send('evm_setAutomine', [true]);
+});
+
+it('bytes the node already has, broadcast again in a batch, are taken as sent: none is sent again on its own', async () => {
+  await f.provider.send('evm_setAutomine', [false]);
+  const orders = await authorize(3);
+  const relayer = f.t.app.services.relayer;
+  const network = relayer.network('eth');
+  await sendEvm(relayer, network, orders[0]!.relay);
+  const stored = await f.t.app
+    .fork()
+    .execute<{ id: string; request_id: string; wallet: string; nonce: string; hash: string; raw: string }[]>(
+      'select id, request_id, wallet, nonce, hash, raw from relay_transactions where request_id in (?) order by nonce',
+      [orders.map((o) => o.relay)],
+    );
+  // The same bytes again (as a second sender, or the watcher, sends them): one batch, nothing one by one.
+  let single = 0;
+  const clients = relayer.deps.clients;
+  const evm = (n: Parameters<typeof clients.evm>[0]) => {
+    const client = clients.evm(n);
+    const broadcast: typeof client.broadcast = (raw) => {
+      single++;
+      return client.broadcast(raw);
+    };
+    return { ...client, broadcast };
+  };
+  const counting = Object.create(relayer, {
+    deps: { value: { ...relayer.deps, clients: Object.assign(Object.create(clients), { evm }) } },
+  }) as Relayer;
+  const txs = stored.map((t) => ({
+    id: Number(t.id),
+    request: { id: Number(t.request_id) },
+    wallet: t.wallet,
+    nonce: Number(t.nonce),
+    hash: t.hash,
+    raw: t.raw,
+  }));
+  const took = await broadcastInOrder(counting, network, counting.deps.clients.evm(network), txs);
+  expect(took.map((t) => t.id)).toEqual(txs.map((t) => t.id));
+  expect(single).toBe(0);
   await f.provider.send('anvil_mine', ['0x1']);
   await settlesPaidOnce(orders);
   await f.provider.send('evm_setAutomine', [true]);

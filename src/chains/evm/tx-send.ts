@@ -35,6 +35,9 @@ const REJECTIONS: readonly [RegExp, string][] = [
 
 const ALREADY_KNOWN =
   /already known|known transaction|already imported|AlreadyKnown|already in (the )?(mempool|pool)/i;
+
+/** Whether a node's refusal of a broadcast says it has the very same transaction already. */
+export const isAlreadyKnown = (message: string): boolean => ALREADY_KNOWN.test(message);
 const NONCE_USED = /nonce too low|NonceTooLow|OldNonce|nonce has already been used/i;
 
 /** Sends `raw`, which must be signed for `chainId`, and returns its hash. */
