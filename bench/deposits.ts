@@ -32,7 +32,7 @@ import { evmSource } from '../src/followers/evm-source.ts';
 import { createFollower } from '../src/followers/follower.ts';
 import { depositNetworkOf } from '../src/modules/deposit/deposit.chain.ts';
 import { DEPOSITS_STREAM, depositConsumer } from '../src/modules/deposit/deposit.consumer.ts';
-import { TRANSFER_TOPIC } from '../src/modules/deposit/deposit.scan.ts';
+import { TRANSFER_TOPIC } from '../src/modules/deposit/deposit.transfers.ts';
 import { type Figure, figure, runIfMain } from './report.ts';
 import { benchApp, percentile, postmasterPid, treeCpu } from './support.ts';
 

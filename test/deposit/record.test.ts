@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EvmLog } from '../../src/chains/evm/index.ts';
 import { depositNetworkOf } from '../../src/modules/deposit/deposit.chain.ts';
-import { recordDeposits, TRANSFER_TOPIC } from '../../src/modules/deposit/deposit.scan.ts';
+import { recordDeposits } from '../../src/modules/deposit/deposit.scan.ts';
+import { TRANSFER_TOPIC } from '../../src/modules/deposit/deposit.transfers.ts';
 import { type Body, type DepositFixture, depositEvents, depositFixture } from './support.ts';
 
 /**

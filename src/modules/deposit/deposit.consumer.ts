@@ -3,7 +3,8 @@ import { Finding } from '../../followers/finding.ts';
 import type { Consumer } from '../../followers/types.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { DepositNetwork } from './deposit.chain.ts';
-import { forgetDeposits, recordDeposits, TRANSFER_TOPIC } from './deposit.scan.ts';
+import { forgetDeposits, recordDeposits } from './deposit.scan.ts';
+import { TRANSFER_TOPIC } from './deposit.transfers.ts';
 import { settleFinalDeposits } from './deposit.transition.ts';
 import {
   finishSweeps,

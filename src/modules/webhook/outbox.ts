@@ -202,11 +202,12 @@ export async function enqueueWebhooks(
  * (fresh event and delivery ids); exported for the tests that read its plan.
  */
 export function enqueueStatement(events: readonly WebhookEvent[]) {
-  const ids = newIds('webhook', 2 * events.length);
+  // An event and its first delivery share their random part (ENQUEUE_SQL derives one from the other).
+  const ids = newIds('webhook', events.length);
   const input = events.map((event, ord) => ({
     ord,
-    id: eventIdOf(ids[2 * ord]!),
-    delivery_id: ids[2 * ord + 1]!,
+    id: eventIdOf(ids[ord]!),
+    delivery_id: ids[ord]!,
     merchant_id: event.merchantId,
     event: event.event,
     subject_id: event.subjectId,
@@ -236,7 +237,10 @@ const ENQUEUE_COLUMNS = [
  * The input is columns of arrays (`unnest`), not a JSON document: the planner then knows how many
  * events there are, and joins the statement's row sets by hash; with the 100 rows it assumes of a
  * `json_to_recordset`, it matched each delivery to its event by a nested loop, scanning every event
- * once per event (a second of a backfill's thousands). Millisecond timestamps: exactly what a JS
+ * once per event (a second of a backfill's thousands). The deliveries are made from the events
+ * created, their ids derived from the events' (never joined back to the input): the input joined to
+ * its merchant is a set the planner cannot count (it takes one row), and pairing it with the events
+ * created was again a nested loop, quadratic in the events. Millisecond timestamps: exactly what a JS
  * Date (and so a page cursor) holds.
  */
 const ENQUEUE_SQL = `
@@ -255,12 +259,14 @@ with input as (
   select id, merchant_id, event, subject_id, idempotency_key, callback_url, body, clock_timestamp() from due
    order by ord
   on conflict (merchant_id, idempotency_key) do nothing
-  returning id
+  returning id, merchant_id, callback_url, created_at
 ), d as (
   insert into webhook_deliveries (id, event_id, merchant_id, target_url, status, attempts, next_attempt_at, created_at, updated_at)
-  select due.delivery_id, due.id, due.merchant_id, due.target, 'pending', 0, t.at, t.at, t.at
-    from due join created c on c.id = due.id, (select date_trunc('milliseconds', clock_timestamp()) as at) t
-   order by due.ord
+  select 'wh_' || substr(c.id, 5), c.id, c.merchant_id, coalesce(c.callback_url, m.webhook_url), 'pending', 0,
+         t.at, t.at, t.at
+    from created c join merchants m on m.id = c.merchant_id,
+         (select date_trunc('milliseconds', clock_timestamp()) as at) t
+   order by c.created_at
   returning *
 )
 select i.ord, m.id as merchant, du.target, d.id as delivery_id,
