@@ -1,3 +1,15 @@
+/**
+ * The session follower (issue #30): detection latency under the real daemon, then a backfill from a
+ * cold cursor, (a) to the ledger and (b) end to end, against raw eth_getLogs plus one bulk INSERT.
+ *
+ *   npx tsx bench/follower.ts [--payments 200] [--poll 100] [--blocks 10000] [--backfill 2000]
+ *                             [--repeat 0] [--statements] [--cpu-prof FILE]
+ *
+ * `--payments 0` skips the latency part. `--repeat N` runs the backfill N more times (its rows
+ * deleted and its sessions inserted again, a baseline before each) and prints every ratio.
+ * `--statements` (with EMBEDDED_PG_STATEMENTS=1) lists what the database ran during each end-to-end
+ * backfill; `--cpu-prof FILE` writes this process's CPU profile over the end-to-end backfills only.
+ */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,8 +27,9 @@ import { PAYMENT_ROUTER, PAYMENT_TOPIC } from '../src/modules/session/session.ch
 import { sessionConsumer } from '../src/modules/session/session.consumer.ts';
 import { Session } from '../src/modules/session/session.entity.ts';
 import { orderRefOf } from '../src/modules/session/session.service.ts';
+import { printStatements, startProfiler } from './profile.ts';
 import { type Figure, figure, runIfMain } from './report.ts';
-import { benchApp, paymentChain, percentile } from './support.ts';
+import { benchApp, paymentChain, percentile, postmasterPid, treeCpu } from './support.ts';
 
 const AMOUNT = 1_000_000n; // 1 USDC: the 3-block tier
 const DEPTH = 3;
@@ -31,8 +44,14 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
       poll: { type: 'string' },
       blocks: { type: 'string' },
       backfill: { type: 'string' },
+      repeat: { type: 'string' },
+      statements: { type: 'boolean' },
+      'cpu-prof': { type: 'string' },
     },
   });
+  if (values.statements && process.env.EMBEDDED_PG_STATEMENTS !== '1')
+    throw new Error('--statements needs EMBEDDED_PG_STATEMENTS=1 (pg_stat_statements preloaded)');
+  const repeat = Number(values.repeat ?? 0);
   const latencyPayments = Number(values.payments ?? 200);
   const pollMs = Number(values.poll ?? 100);
   const backfillBlocks = Number(values.blocks ?? 10_000);
@@ -49,6 +68,7 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
   try {
     const url = await db.createDatabase('bench');
     const { app, merchant } = await benchApp(url, networks);
+    if (values.statements) await app.fork().execute('create extension if not exists pg_stat_statements');
     const settlement = Wallet.createRandom().address;
     await app.services.merchants.setSettlementWallet(app.fork(), merchant.id, 'eth', settlement);
 
@@ -73,46 +93,48 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
       });
 
     // 1. Detection latency under the real daemon.
-    const latencySessions = await insertSessions(
-      app.fork(),
-      sessionRows(merchant.id, payer.address, settlement, deadline, latencyPayments),
-    );
-    const startBlock = await provider.getBlockNumber();
-    const followers = startChainFollowers(app, { sessionStartBlock: startBlock });
     const latencies: number[] = [];
-    const passTimes: number[] = [];
-    for (const session of latencySessions) {
-      // Payments arrive at random moments of the listener's poll cycle, as real ones do.
-      await new Promise((r) => setTimeout(r, Math.random() * pollMs));
-      await provider.send('eth_sendRawTransaction', [await sign(session.orderRef)]);
-      await provider.send('anvil_mine', [`0x${(DEPTH - 1).toString(16)}`]);
-      const atDepth = performance.now();
-      await waitCompleted(app.fork(), session.id);
-      latencies.push(performance.now() - atDepth);
+    if (latencyPayments > 0) {
+      const latencySessions = await insertSessions(
+        app.fork(),
+        sessionRows(merchant.id, payer.address, settlement, deadline, latencyPayments),
+      );
+      const startBlock = await provider.getBlockNumber();
+      const followers = startChainFollowers(app, { sessionStartBlock: startBlock });
+      const passTimes: number[] = [];
+      for (const session of latencySessions) {
+        // Payments arrive at random moments of the listener's poll cycle, as real ones do.
+        await new Promise((r) => setTimeout(r, Math.random() * pollMs));
+        await provider.send('eth_sendRawTransaction', [await sign(session.orderRef)]);
+        await provider.send('anvil_mine', [`0x${(DEPTH - 1).toString(16)}`]);
+        const atDepth = performance.now();
+        await waitCompleted(app.fork(), session.id);
+        latencies.push(performance.now() - atDepth);
+      }
+      await followers.stop();
+      // The tick itself (no poll wait), for reference: one caught-up tick with nothing to do.
+      const idle = followerFrom(startBlock);
+      for (let i = 0; i < 50; i++) {
+        const t0 = performance.now();
+        await idle.tick();
+        passTimes.push(performance.now() - t0);
+      }
+      latencies.sort((a, b) => a - b);
+      passTimes.sort((a, b) => a - b);
+      console.log(
+        `\n1. Detection latency: block at depth ${DEPTH} → settlement committed (${latencyPayments} payments)`,
+      );
+      console.log(`   follower poll interval            ${pollMs} ms`);
+      console.log(
+        `   p50 ${ms(percentile(latencies, 0.5))}   p95 ${ms(percentile(latencies, 0.95))}   max ${ms(latencies.at(-1) ?? 0)}`,
+      );
+      console.log(
+        `   idle tick (head + finality)       p50 ${ms(percentile(passTimes, 0.5))}   p95 ${ms(percentile(passTimes, 0.95))}`,
+      );
+      console.log(
+        `   p50 over poll interval / 2 (the expected wait):  ${(percentile(latencies, 0.5) / (pollMs / 2)).toFixed(2)}`,
+      );
     }
-    await followers.stop();
-    // The tick itself (no poll wait), for reference: one caught-up tick with nothing to do.
-    const idle = followerFrom(startBlock);
-    for (let i = 0; i < 50; i++) {
-      const t0 = performance.now();
-      await idle.tick();
-      passTimes.push(performance.now() - t0);
-    }
-    latencies.sort((a, b) => a - b);
-    passTimes.sort((a, b) => a - b);
-    console.log(
-      `\n1. Detection latency: block at depth ${DEPTH} → settlement committed (${latencyPayments} payments)`,
-    );
-    console.log(`   follower poll interval            ${pollMs} ms`);
-    console.log(
-      `   p50 ${ms(percentile(latencies, 0.5))}   p95 ${ms(percentile(latencies, 0.95))}   max ${ms(latencies.at(-1) ?? 0)}`,
-    );
-    console.log(
-      `   idle tick (head + finality)       p50 ${ms(percentile(passTimes, 0.5))}   p95 ${ms(percentile(passTimes, 0.95))}`,
-    );
-    console.log(
-      `   p50 over poll interval / 2 (the expected wait):  ${(percentile(latencies, 0.5) / (pollMs / 2)).toFixed(2)}`,
-    );
 
     // 2. Backfill: blocks holding payments, caught up from a cold cursor, twice over the same blocks:
     // (a) before their sessions exist (the ledger path alone), (b) with them (end to end).
@@ -137,11 +159,8 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
     const to = await provider.getBlockNumber();
     const blocks = to - from + 1;
 
-    const raw = await rawGetLogs(anvil.rpcUrl, contracts.paymentRouter, from, to);
-    const insertSeconds = await bulkInsertBaseline(app.fork(), raw.rows);
-    const quotedSeconds = await bulkInsertBaseline(app.fork(), raw.rows, { quoted: true });
-    const baseline = raw.seconds + insertSeconds;
-
+    const count = async (sql: string) =>
+      Number((await app.fork().execute<{ n: string }[]>(sql, [from]))[0]!.n);
     /** Follows from `from` with a cold cursor until caught up; seconds. */
     const coldFollow = async () => {
       await app.fork().execute(`delete from chain_cursors; delete from chain_blocks`);
@@ -150,39 +169,90 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
       while (!(await cold.tick()).caughtUp) {}
       return (performance.now() - t0) / 1000;
     };
-    const count = async (sql: string) =>
-      Number((await app.fork().execute<{ n: string }[]>(sql, [from]))[0]!.n);
+    // CPU of this process and of PostgreSQL over the end-to-end backfills (less sensitive to other load
+    // on a shared machine than their wall times).
+    const postmaster = postmasterPid(path.join(dir, 'pg'));
+    const cpuNow = () => {
+      const pg = postmaster ? treeCpu(postmaster) : 0;
+      const { user, system } = process.cpuUsage();
+      return { pg, node: (user + system) / 1000 };
+    };
+    const profiler = values['cpu-prof'] ? await startProfiler('the end-to-end backfills') : undefined;
+    const rounds: { baseline: number; ledger: number; settle: number; node: number; pg: number }[] = [];
+    let raw: Awaited<ReturnType<typeof rawGetLogs>> | undefined;
+    let quotedSeconds = 0;
+    for (let round = 0; round <= repeat; round++) {
+      if (round > 0) {
+        // The backfill's rows go, and its sessions come back as they were (dead rows vacuumed away).
+        const em = app.fork();
+        await em.execute('delete from webhook_deliveries; delete from webhook_events');
+        await executeBound(em, 'delete from sessions where id = any($1::text[])', [
+          backfillSessions.map((s) => s.id),
+        ]);
+        await em.execute('delete from payments where block_number >= ?', [from]);
+        await app
+          .fork()
+          .execute('vacuum sessions, session_history, payments, webhook_events, webhook_deliveries');
+      }
+      raw = await rawGetLogs(anvil.rpcUrl, contracts.paymentRouter, from, to);
+      const insertSeconds = await bulkInsertBaseline(app.fork(), raw.rows);
+      if (round === 0) quotedSeconds = await bulkInsertBaseline(app.fork(), raw.rows, { quoted: true });
+      const baseline = raw.seconds + insertSeconds;
 
-    const ledgerSeconds = await coldFollow();
-    const recorded = await count('select count(*) as n from payments where block_number >= ?');
-    if (recorded !== backfillPayments)
-      throw new Error(
-        `ledger holds ${recorded} of ${backfillPayments} payments (the node has ${raw.rows.length} logs)`,
+      const ledger = await coldFollow();
+      const recorded = await count('select count(*) as n from payments where block_number >= ?');
+      if (recorded !== backfillPayments)
+        throw new Error(
+          `ledger holds ${recorded} of ${backfillPayments} payments (the node has ${raw.rows.length} logs)`,
+        );
+
+      await app.fork().execute('delete from payments where block_number >= ?', [from]);
+      await insertSessions(app.fork(), backfillSessions);
+      if (values.statements) await app.fork().execute('select pg_stat_statements_reset()');
+      const c0 = cpuNow();
+      await profiler?.resume();
+      const settle = await coldFollow();
+      await profiler?.pause();
+      const c1 = cpuNow();
+      if (values.statements) await printStatements(app.fork(), `end-to-end backfill ${round + 1}`);
+      const completed = await count(
+        `select count(*) as n from sessions s join payments p on p.id = s.payment_id
+          where s.status = 'completed' and p.block_number >= ?`,
       );
-
-    await app.fork().execute('delete from payments where block_number >= ?', [from]);
-    await insertSessions(app.fork(), backfillSessions);
-    const settleSeconds = await coldFollow();
-    const completed = await count(
-      `select count(*) as n from sessions s join payments p on p.id = s.payment_id
-        where s.status = 'completed' and p.block_number >= ?`,
-    );
-    if (completed !== backfillPayments)
-      throw new Error(`backfill completed ${completed} of ${backfillPayments} sessions`);
-
-    console.log(`\n2. Backfill: ${blocks} blocks holding ${backfillPayments} payments, from a cold cursor`);
-    console.log(
-      `   baseline: raw eth_getLogs (2000-block chunks) ${raw.seconds.toFixed(3)} s + one bulk INSERT ${insertSeconds.toFixed(3)} s = ${baseline.toFixed(3)} s`,
-    );
-    console.log(
-      `   (the same INSERT with its rows quoted into the SQL text by em.execute(), as measured before: ${quotedSeconds.toFixed(3)} s)`,
-    );
-    console.log(
-      `   (a) follower → ledger (scan, headers, ledger rows, matching):   ${ledgerSeconds.toFixed(3)} s  ratio baseline/follower ${(baseline / ledgerSeconds).toFixed(3)} (target ≥ 0.5)`,
-    );
-    console.log(
-      `   (b) end to end (+ claims, confirmation, settlement, webhooks):  ${settleSeconds.toFixed(3)} s  ratio ${(baseline / settleSeconds).toFixed(3)} (target ≥ 0.5), ${(backfillPayments / settleSeconds).toFixed(0)} sessions/s`,
-    );
+      if (completed !== backfillPayments)
+        throw new Error(`backfill completed ${completed} of ${backfillPayments} sessions`);
+      rounds.push({ baseline, ledger, settle, node: c1.node - c0.node, pg: c1.pg - c0.pg });
+      if (round === 0) {
+        console.log(
+          `\n2. Backfill: ${blocks} blocks holding ${backfillPayments} payments, from a cold cursor`,
+        );
+        console.log(
+          `   baseline: raw eth_getLogs (2000-block chunks) ${raw.seconds.toFixed(3)} s + one bulk INSERT ${insertSeconds.toFixed(3)} s = ${baseline.toFixed(3)} s`,
+        );
+        console.log(
+          `   (the same INSERT with its rows quoted into the SQL text by em.execute(), as measured before: ${quotedSeconds.toFixed(3)} s)`,
+        );
+      } else console.log(`   again (${round}): baseline ${baseline.toFixed(3)} s`);
+      console.log(
+        `   (a) follower → ledger (scan, headers, ledger rows, matching):   ${ledger.toFixed(3)} s  ratio baseline/follower ${(baseline / ledger).toFixed(3)} (target ≥ 0.5)`,
+      );
+      console.log(
+        `   (b) end to end (+ claims, confirmation, settlement, webhooks):  ${settle.toFixed(3)} s  ratio ${(baseline / settle).toFixed(3)} (target ≥ 0.5), ${(backfillPayments / settle).toFixed(0)} sessions/s`,
+      );
+      console.log(
+        `       CPU (load ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores): this process ${(c1.node - c0.node).toFixed(0)} ms, PostgreSQL ${(c1.pg - c0.pg).toFixed(0)} ms`,
+      );
+    }
+    if (profiler) await profiler.stop(values['cpu-prof']!);
+    if (repeat > 0) {
+      const ratios = (of: 'ledger' | 'settle') =>
+        rounds
+          .map((r) => r.baseline / r[of])
+          .map((r) => r.toFixed(2))
+          .join(' ');
+      console.log(`   ratios over ${rounds.length} rounds: (a) ${ratios('ledger')}; (b) ${ratios('settle')}`);
+    }
+    const { baseline, ledger: ledgerSeconds, settle: settleSeconds } = rounds[0]!;
     await app.close();
     // Below the issue's sizes the per-tick and per-chunk fixed costs dominate the ratio (smoke runs).
     const note =

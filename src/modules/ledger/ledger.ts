@@ -24,30 +24,30 @@ export interface LedgerEntry {
 
 /**
  * Records entries of `network`, each once: a transfer already in the ledger (the same chunk read
- * again after a crash) keeps its row and id. Returns the rows' ids in the entries' order.
+ * again after a crash) keeps its row and id. Nothing comes back: whoever claims the rows reads them
+ * by what they carry (a backfill's thousands of returned rows cost the follower their parsing).
  */
 export async function recordPayments(
   em: EntityManager,
   network: string,
   entries: readonly LedgerEntry[],
-): Promise<number[]> {
-  if (entries.length === 0) return [];
+): Promise<void> {
+  if (entries.length === 0) return;
   const rows = entries.map((e) => ({
     ...e,
     amountRaw: e.amountRaw.toString(),
     orderRef: e.orderRef ?? null,
   }));
-  const inserted = await executeBound<{ id: string; tx_hash: string; log_index: number }>(
+  await executeBound(
     em,
-    upsertPaymentsSql(`(select e."txHash" as tx_hash, e."logIndex" as log_index, e."blockNumber" as block_number,
+    `with written as (${upsertPaymentsSql(`(select e."txHash" as tx_hash, e."logIndex" as log_index, e."blockNumber" as block_number,
             e."blockHash" as block_hash, e.kind, e.token, e.payer, e.recipient, e."amountRaw"::numeric as amount_raw,
             e."orderRef" as order_ref
        from json_to_recordset($2::json) as e("txHash" text, "logIndex" int, "blockNumber" bigint, "blockHash" text,
-            kind text, token text, payer text, recipient text, "amountRaw" text, "orderRef" text))`),
+            kind text, token text, payer text, recipient text, "amountRaw" text, "orderRef" text))`)})
+     select count(*) from written`,
     [network, JSON.stringify(rows)],
   );
-  const ids = new Map(inserted.map((r) => [`${r.tx_hash}:${r.log_index}`, Number(r.id)]));
-  return entries.map((e) => ids.get(`${e.txHash}:${e.logIndex}`)!);
 }
 
 /**
