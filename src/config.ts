@@ -48,6 +48,13 @@ const envSchema = z.object({
   HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   /** Longest a client may take to send a whole request (headers and a body of up to 1 MiB). */
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  /**
+   * How long a connection may stay idle between requests. Longer than the 60 s idle timeout of common
+   * load balancers, so the proxy, not the service, closes an idle connection: a service closing first
+   * races the proxy's next request on it (a reset, a 502). Clients that honour `Keep-Alive: timeout`
+   * close theirs a little before.
+   */
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(65_000),
   /** JSON network file (see README). Unset with no DATABASE_URL: local anvil chains and a Tron facade. */
   NETWORKS_FILE: z.string().min(1).optional(),
   /** 32-byte key (64 hex chars or base64) encrypting API secrets at rest. Embedded: generated once. */
@@ -120,6 +127,7 @@ export interface Config {
   embeddedPgPort: number | undefined;
   httpHeadersTimeoutMs: number;
   httpRequestTimeoutMs: number;
+  httpKeepAliveTimeoutMs: number;
   webhookAllowPrivate: boolean;
   sessionTtlMinutes: number;
   paymentMiningTimeoutMinutes: number;
@@ -221,6 +229,7 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
     embeddedPgPort: e.EMBEDDED_PG_PORT,
     httpHeadersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
     httpRequestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+    httpKeepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE ?? (e.NODE_ENV !== 'production' && embedded),
     sessionTtlMinutes: e.SESSION_TTL_MINUTES,
     paymentMiningTimeoutMinutes: e.PAYMENT_MINING_TIMEOUT_MINUTES,

@@ -103,6 +103,8 @@ export async function startHttpServer(
   // defaults would hold such a connection for a minute or more.
   server.headersTimeout = app.config.httpHeadersTimeoutMs;
   server.requestTimeout = app.config.httpRequestTimeoutMs;
+  // Idle kept-alive connections stay open longer than Node's 5 s (HTTP_KEEP_ALIVE_TIMEOUT_MS).
+  server.keepAliveTimeout = app.config.httpKeepAliveTimeoutMs;
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) =>
     answerClientError(error, socket),
   );

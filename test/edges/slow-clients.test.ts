@@ -13,7 +13,13 @@ import { startTestApp, type TestApp } from '../support/app.ts';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ env: { HTTP_HEADERS_TIMEOUT_MS: '1000', HTTP_REQUEST_TIMEOUT_MS: '2000' } });
+  t = await startTestApp({
+    env: {
+      HTTP_HEADERS_TIMEOUT_MS: '1000',
+      HTTP_REQUEST_TIMEOUT_MS: '2000',
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: '1500',
+    },
+  });
 });
 afterAll(() => t?.close());
 
@@ -44,12 +50,22 @@ function drip(chunks: string[], everyMs: number): Promise<{ closedAfterMs: numbe
   });
 }
 
-it('has deliberate defaults: headers within 10 s, a whole request within 30 s', () => {
+it('has deliberate defaults: headers within 10 s, a whole request within 30 s, idle kept-alive 65 s', () => {
   const config = loadConfig({});
   expect(config.httpHeadersTimeoutMs).toBe(10_000);
   expect(config.httpRequestTimeoutMs).toBe(30_000);
+  // Longer than a load balancer's usual 60 s idle limit, so the proxy closes an idle connection first.
+  expect(config.httpKeepAliveTimeoutMs).toBe(65_000);
   expect(t.http.server.headersTimeout).toBe(1000);
   expect(t.http.server.requestTimeout).toBe(2000);
+  expect(t.http.server.keepAliveTimeout).toBe(1500);
+});
+
+it('a kept-alive connection says how long it may idle, and is closed once idle that long', async () => {
+  const r = await drip(['GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n'], 0);
+  expect(r.received).toMatch(/^HTTP\/1\.1 200/);
+  expect(r.received).toMatch(/\r\nkeep-alive: timeout=1\r\n/i);
+  expect(r.closedAfterMs).toBeGreaterThanOrEqual(1500);
 });
 
 it('a client sending one header byte every 500 ms is cut off at the header timeout with a 408 envelope', async () => {
