@@ -16,7 +16,6 @@ import { JsonRpcProvider, parseEther, parseUnits, Wallet } from 'ethers';
 import { type AnvilNode, startAnvil } from '../src/chains/anvil.ts';
 import { contractAt } from '../src/chains/contracts.ts';
 import { createEvmClient } from '../src/chains/evm/client.ts';
-import { postJson } from '../src/chains/evm/rpc/http.ts';
 import { networkFileSchema } from '../src/chains/networks.ts';
 import { executeBound } from '../src/db/bulk.ts';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
@@ -34,7 +33,7 @@ import { DEPOSITS_STREAM, depositConsumer } from '../src/modules/deposit/deposit
 import { TRANSFER_TOPIC } from '../src/modules/deposit/deposit.transfers.ts';
 import { printStatements, startProfiler } from './profile.ts';
 import { type Figure, figure, runIfMain } from './report.ts';
-import { benchApp, percentile, postmasterPid, treeCpu } from './support.ts';
+import { benchApp, percentile, postmasterPid, rpc, treeCpu } from './support.ts';
 
 const PER_TX = 100;
 const NETWORKS = ['eth', 'bsc', 'polygon'];
@@ -357,15 +356,6 @@ async function rich(provider: JsonRpcProvider): Promise<Wallet> {
   const wallet = new Wallet(Wallet.createRandom().privateKey, provider);
   await provider.send('anvil_setBalance', [wallet.address, `0x${parseEther('1000').toString(16)}`]);
   return wallet;
-}
-
-/**
- * A bare JSON-RPC call for the baselines, over the same HTTP client as the service's (`postJson`:
- * node:http, kept-alive), so the ratio compares the work, not two HTTP clients.
- */
-async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
-  return ((await postJson(url, { jsonrpc: '2.0', id: 1, method, params }, 60_000)) as { result: unknown })
-    .result;
 }
 
 interface RawLog {

@@ -16,7 +16,6 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { type JsonRpcProvider, Wallet } from 'ethers';
 import { startChainFollowers } from '../daemons/chain-followers.ts';
-import { postJson } from '../src/chains/evm/rpc/http.ts';
 import { executeBound } from '../src/db/bulk.ts';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
 import type { EntityManager } from '../src/db/orm.ts';
@@ -29,7 +28,7 @@ import { Session } from '../src/modules/session/session.entity.ts';
 import { orderRefOf } from '../src/modules/session/session.service.ts';
 import { printStatements, startProfiler } from './profile.ts';
 import { type Figure, figure, runIfMain } from './report.ts';
-import { benchApp, paymentChain, percentile, postmasterPid, treeCpu } from './support.ts';
+import { benchApp, paymentChain, percentile, postmasterPid, rpc, rpcBatch, treeCpu } from './support.ts';
 
 const AMOUNT = 1_000_000n; // 1 USDC: the 3-block tier
 const DEPTH = 3;
@@ -309,17 +308,6 @@ export async function main(argv = process.argv.slice(2)): Promise<Figure[]> {
   }
 }
 
-/** A bare JSON-RPC batch, over the service's own HTTP client (`postJson`), as the baselines' calls are. */
-async function rpcBatch(rpcUrl: string, calls: { method: string; params: unknown[] }[]): Promise<void> {
-  const answers = (await postJson(
-    rpcUrl,
-    calls.map((c, id) => ({ jsonrpc: '2.0', id, ...c })),
-    60_000,
-  )) as { error?: { message: string } }[];
-  const failed = answers.find((a) => a.error);
-  if (failed) throw new Error(`anvil refused a call: ${failed.error!.message}`);
-}
-
 /** Sessions at awaiting_payment (inserted in bulk: the API path is not what this measures). */
 function sessionRows(merchantId: string, wallet: string, payee: string, deadline: number, n: number) {
   const now = new Date();
@@ -389,26 +377,15 @@ async function waitCompleted(em: EntityManager, id: string): Promise<void> {
 
 /** The node's own eth_getLogs rate over the same range and filter: 2000-block chunks, and one call. */
 async function rawGetLogs(rpcUrl: string, router: string, from: number, to: number) {
-  const call = async (a: number, b: number) => {
-    const answer = await postJson(
-      rpcUrl,
+  const call = async (a: number, b: number) =>
+    (await rpc(rpcUrl, 'eth_getLogs', [
       {
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'eth_getLogs',
-        params: [
-          {
-            fromBlock: `0x${a.toString(16)}`,
-            toBlock: `0x${b.toString(16)}`,
-            address: router,
-            topics: [PAYMENT_TOPIC],
-          },
-        ],
+        fromBlock: `0x${a.toString(16)}`,
+        toBlock: `0x${b.toString(16)}`,
+        address: router,
+        topics: [PAYMENT_TOPIC],
       },
-      60_000,
-    );
-    return (answer as { result: Record<string, string>[] }).result;
-  };
+    ])) as Record<string, string>[];
   const rows: Record<string, string>[] = [];
   const t0 = performance.now();
   for (let a = from; a <= to; a += 2000) rows.push(...(await call(a, Math.min(to, a + 1999))));

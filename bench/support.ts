@@ -7,6 +7,7 @@ import { JsonRpcProvider, MaxUint256, parseEther, Wallet } from 'ethers';
 import { createApp } from '../src/app.ts';
 import { startAnvil } from '../src/chains/anvil.ts';
 import { contractAt } from '../src/chains/contracts.ts';
+import { postJson } from '../src/chains/evm/rpc/http.ts';
 import { type NetworkFile, networkFileSchema } from '../src/chains/networks.ts';
 import { loadConfig } from '../src/config.ts';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
@@ -34,6 +35,36 @@ export function script(name: string): { file: string; args: string[] } {
 /** The value below which a fraction `p` of the sorted samples fall (nearest rank); 0 for none. */
 export const percentile = (sorted: number[], p: number): number =>
   sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
+
+interface RpcAnswer {
+  result?: unknown;
+  error?: { message: string };
+}
+
+/**
+ * A bare JSON-RPC call, for the baselines and for building chains, over the service's own HTTP client
+ * (`postJson`: node:http, kept-alive), so a ratio compares the work and not two HTTP clients.
+ */
+export async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
+  const answer = (await postJson(url, { jsonrpc: '2.0', id: 1, method, params }, 60_000)) as RpcAnswer;
+  if (answer.error) throw new Error(`${method}: ${answer.error.message}`);
+  return answer.result;
+}
+
+/** {@link rpc} for a batch of calls, in one request; throws on the first refused call. */
+export async function rpcBatch(
+  url: string,
+  calls: { method: string; params: unknown[] }[],
+): Promise<unknown[]> {
+  const answers = (await postJson(
+    url,
+    calls.map((c, id) => ({ jsonrpc: '2.0', id, ...c })),
+    60_000,
+  )) as (RpcAnswer & { id: number })[];
+  const failed = answers.find((a) => a.error);
+  if (failed) throw new Error(`${calls[failed.id]?.method ?? 'a call'}: ${failed.error!.message}`);
+  return answers.sort((a, b) => a.id - b.id).map((a) => a.result);
+}
 
 /**
  * A payment chain for the follower benches: a fresh anvil with the routers and test tokens deployed,
