@@ -38,11 +38,6 @@ export function newId(kind: IdKind): string {
   return `${ID_PREFIX[kind]}_${bits}`;
 }
 
-/** `count` new ids of one kind (a backfill's webhook events and deliveries), from the same pool. */
-export function newIds(kind: IdKind, count: number): string[] {
-  return Array.from({ length: count }, () => newId(kind));
-}
-
 /** A random URL-safe secret of `bytes` bytes with a readable prefix. */
 export function newSecret(prefix: string, bytes = 32): string {
   return `${prefix}_${randomBytes(bytes).toString('base64url')}`;

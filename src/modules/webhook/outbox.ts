@@ -3,7 +3,7 @@ import { columnArrays, executeBound } from '../../db/bulk.ts';
 import { addJob, defineJob } from '../../db/jobs.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import type { Topic } from '../../db/topic.ts';
-import { newId, newIds } from '../../lib/ids.ts';
+import { newId } from '../../lib/ids.ts';
 
 /**
  * The webhook outbox: the one function other modules call to announce an outcome. It writes the event
@@ -203,18 +203,20 @@ export async function enqueueWebhooks(
  */
 export function enqueueStatement(events: readonly WebhookEvent[]) {
   // An event and its first delivery share their random part (ENQUEUE_SQL derives one from the other).
-  const ids = newIds('webhook', events.length);
-  const input = events.map((event, ord) => ({
-    ord,
-    id: eventIdOf(ids[ord]!),
-    delivery_id: ids[ord]!,
-    merchant_id: event.merchantId,
-    event: event.event,
-    subject_id: event.subjectId,
-    idempotency_key: idempotencyKeyOf(event.event, event.subjectId),
-    callback_url: event.callbackUrl || null,
-    body: buildWebhookBody(event),
-  }));
+  const input = events.map((event, ord) => {
+    const deliveryId = newId('webhook');
+    return {
+      ord,
+      id: eventIdOf(deliveryId),
+      delivery_id: deliveryId,
+      merchant_id: event.merchantId,
+      event: event.event,
+      subject_id: event.subjectId,
+      idempotency_key: idempotencyKeyOf(event.event, event.subjectId),
+      callback_url: event.callbackUrl || null,
+      body: buildWebhookBody(event),
+    };
+  });
   return { input, sql: ENQUEUE_SQL, params: [DELIVERY_CHANNEL, ...columnArrays(input, ENQUEUE_COLUMNS)] };
 }
 
