@@ -123,10 +123,16 @@ function stat(pid: number): string[] | undefined {
   }
 }
 
-/** CPU seconds (user + system) a process has used. */
-export function cpuSeconds(pid: number): number {
+/**
+ * CPU seconds (user + system) a process has used; with `reaped`, also that of its children that have
+ * exited and been waited for (PostgreSQL's backends come and go: a backend's CPU otherwise vanishes
+ * from a sum of the live processes when it exits, and a window's difference can go negative).
+ */
+export function cpuSeconds(pid: number, reaped = false): number {
   const f = stat(pid);
-  return f ? (Number(f[11]) + Number(f[12])) / TICKS_PER_S : 0;
+  if (!f) return 0;
+  const own = Number(f[11]) + Number(f[12]);
+  return (reaped ? own + Number(f[13]) + Number(f[14]) : own) / TICKS_PER_S;
 }
 
 /** Resident memory of a process, MB. */
@@ -172,7 +178,7 @@ export function fixtureCpu(root: number): { anvil: number; postgres: number; anv
     if (/\/anvil /.test(p.cmd)) {
       anvil += cpuSeconds(p.pid);
       anvilRssMb += rssMb(p.pid);
-    } else if (/postgres/.test(p.cmd)) postgres += cpuSeconds(p.pid);
+    } else if (/postgres/.test(p.cmd)) postgres += cpuSeconds(p.pid, true);
   }
   return { anvil, postgres, anvilRssMb };
 }

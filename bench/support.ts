@@ -221,11 +221,16 @@ export async function benchApp(url: string, networks: NetworkFile, env: Record<s
 
 const CLOCK_TICKS = 100;
 
-/** CPU milliseconds (user + system) used so far by one process, from /proc; 0 where there is none. */
-export function procCpu(pid: number): number {
+/**
+ * CPU milliseconds (user + system) used so far by one process and by its children that exited and were
+ * waited for, from /proc; 0 where there is none. The reaped children count so that a tree's total never
+ * drops when one of them exits (a PostgreSQL backend closing mid-window).
+ */
+function procCpu(pid: number): number {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+    const ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    return (ticks * 1000) / CLOCK_TICKS;
   } catch {
     return 0;
   }
