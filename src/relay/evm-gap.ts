@@ -2,7 +2,7 @@ import type { NetworkConfig } from '../chains/networks.ts';
 import type { StoredTx } from './evm-send.ts';
 import { recordSentMany } from './outcomes.ts';
 import type { Relayer } from './relayer.ts';
-import { LIVE_SENDERS_SQL } from './sender-session.ts';
+import { LIVE_SENDERS_SQL, STRANDED_MS } from './sender-session.ts';
 
 /**
  * Closing a nonce gap a killed sender left: it stored signed transactions under the wallet lock and
@@ -15,8 +15,6 @@ import { LIVE_SENDERS_SQL } from './sender-session.ts';
  * sender dies before it does.
  */
 
-/** A stored, unbroadcast transaction of another live sender older than this is broadcast anyway (stuck). */
-export const STRANDED_MS = 1_500;
 /** How often a gap another live sender holds is looked at again, and for how long at most (then: the watcher). */
 const RECHECK_MS = 250;
 const RECHECK_FOR_MS = 10_000;

@@ -9,7 +9,7 @@ import { broadcastStored, currentFees, type Fees, signCall, simulate } from './e
 import { abandon, markDone, markDoneMany, recordSentMany } from './outcomes.ts';
 import { RelayRequest, RelayTransaction } from './relay.entity.ts';
 import { type Relayer, tuningOf } from './relayer.ts';
-import { LIVE_SENDERS_SQL } from './sender-session.ts';
+import { LIVE_SENDERS_SQL, STRANDED_MS } from './sender-session.ts';
 
 /**
  * Watching a network's relays after each follower tick (the leader of the network only): which
@@ -18,8 +18,6 @@ import { LIVE_SENDERS_SQL } from './sender-session.ts';
  * what a reorganisation or a crash left out, and telling each handler what happened.
  */
 
-/** A stored but never broadcast transaction older than this is broadcast by the watcher (a crash). */
-const ORPHAN_MS = 1_500;
 /** Requests looked at per tick. */
 const LIMIT = 500;
 
@@ -116,7 +114,7 @@ export async function watchEvm(relayer: Relayer, network: NetworkConfig, final?:
   });
   const gone = await sendersGone(relayer, unsent, txsOf);
   const orphaned = unsent.filter(
-    (r) => gone.has(r.id) || Date.now() - txsOf.get(r.id)!.at(-1)!.createdAt.getTime() >= ORPHAN_MS,
+    (r) => gone.has(r.id) || Date.now() - txsOf.get(r.id)!.at(-1)!.createdAt.getTime() >= STRANDED_MS,
   );
   const answers = orphaned.length > 0 ? await relayer.checkMany(orphaned) : [];
   const wanted = new Map(orphaned.map((r, i) => [r.id, answers[i]!]));
@@ -163,7 +161,7 @@ export async function watchEvm(relayer: Relayer, network: NetworkConfig, final?:
 /**
  * Of requests whose last transaction is stored and not yet broadcast, those whose sender is gone: it
  * still claims them (it releases them once it has broadcast) with a token no live process holds
- * (sender-session.ts), so a killed sender's stored bytes go out at the next tick, not ORPHAN_MS after
+ * (sender-session.ts), so a killed sender's stored bytes go out at the next tick, not STRANDED_MS after
  * they were signed. One read of the live tokens, only when there are such requests.
  */
 async function sendersGone(
@@ -172,7 +170,7 @@ async function sendersGone(
   txsOf: Map<number, RelayTransaction[]>,
 ): Promise<Set<number>> {
   const young = unsent.filter(
-    (r) => r.claimedBy != null && Date.now() - txsOf.get(r.id)!.at(-1)!.createdAt.getTime() < ORPHAN_MS,
+    (r) => r.claimedBy != null && Date.now() - txsOf.get(r.id)!.at(-1)!.createdAt.getTime() < STRANDED_MS,
   );
   if (young.length === 0) return new Set();
   // A read: outside the fence (a process that lost the network only reads harmlessly).
@@ -521,7 +519,7 @@ async function keepGoing(
     return;
   }
   const stuck = last.status === 'sent' && age > tuning.replaceAfterMs;
-  const orphan = last.status === 'signed' && (age >= ORPHAN_MS || Boolean(batched.gone?.has(request.id)));
+  const orphan = last.status === 'signed' && (age >= STRANDED_MS || Boolean(batched.gone?.has(request.id)));
   const forgotten =
     !stuck &&
     !orphan &&

@@ -21,6 +21,12 @@ import type { Logger } from '../lib/logger.ts';
 export const SENDER_LOCK_CLASS = 0x6372_6c73; // "crls"
 
 /**
+ * A stored, never broadcast transaction older than this is broadcast by whoever finds it, the watcher
+ * or another sender of the wallet, even while its own sender is alive: that sender is stuck.
+ */
+export const STRANDED_MS = 1_500;
+
+/**
  * The tokens of live senders, as SQL: a statement that names it in a `with` clause gets one column
  * `token` (int4), read once from `pg_locks` however many rows it judges.
  */

@@ -311,6 +311,27 @@ it('a send that fails before signing queues again the requests it claimed from o
   await f.provider.send('evm_setAutomine', [true]);
 });
 
+/**
+ * Another process, whose node never answers its broadcasts: it signs and stores the transactions of
+ * `orders` and hangs there, still claiming them. `kill()` ends its connections, as a SIGKILL does.
+ */
+async function hangingSender(
+  orders: Awaited<ReturnType<typeof authorize>>,
+): Promise<{ kill(): Promise<void> }> {
+  const relayer = f.t.app.services.relayer;
+  const session = new SenderSession({ databaseUrl: f.t.app.config.databaseUrl, logger: relayer.deps.logger });
+  const hanging = throughNode(relayer, (calls, send) =>
+    calls.some((c) => c.method === 'eth_sendRawTransaction') ? new Promise(() => {}) : send(),
+  );
+  const dying = Object.create(hanging, { session: { value: session } }) as Relayer;
+  void sendEvm(dying, relayer.network('eth'), orders[0]!.relay);
+  await until(
+    () => relays(orders),
+    (rows) => rows.every((r) => r.tx === 'signed'),
+  );
+  return { kill: () => session.close() };
+}
+
 /** `relayer` (same process: same sender session) with its node's calls passed through `wrap`. */
 function throughNode(
   relayer: Relayer,
@@ -445,19 +466,9 @@ it('a sender killed between storing and broadcasting: the next watcher tick broa
   const orders = await authorize(3);
   const relayer = f.t.app.services.relayer;
   const network = relayer.network('eth');
-  // Another process, whose node never answers its broadcast: it hangs there, still claiming them.
-  const session = new SenderSession({ databaseUrl: f.t.app.config.databaseUrl, logger: relayer.deps.logger });
-  const hanging = throughNode(relayer, (calls, send) =>
-    calls.some((c) => c.method === 'eth_sendRawTransaction') ? new Promise(() => {}) : send(),
-  );
-  const dying = Object.create(hanging, { session: { value: session } }) as Relayer;
-  void sendEvm(dying, network, orders[0]!.relay);
-  await until(
-    () => relays(orders),
-    (rows) => rows.every((r) => r.tx === 'signed'),
-  );
+  const sender = await hangingSender(orders);
   // The process is killed: its connections end with it.
-  await session.close();
+  await sender.kill();
   await watchEvm(leader(), network);
   expect((await relays(orders)).map((r) => r.tx)).toEqual(orders.map(() => 'sent'));
   await f.provider.send('anvil_mine', ['0x1']);
@@ -470,19 +481,9 @@ it('a sender killed between storing and broadcasting: the next send of another p
   const orders = await authorize(3);
   const relayer = f.t.app.services.relayer;
   const network = relayer.network('eth');
-  // Another process, whose node never answers its broadcast: it hangs there, still claiming them.
-  const session = new SenderSession({ databaseUrl: f.t.app.config.databaseUrl, logger: relayer.deps.logger });
-  const hanging = throughNode(relayer, (calls, send) =>
-    calls.some((c) => c.method === 'eth_sendRawTransaction') ? new Promise(() => {}) : send(),
-  );
-  const dying = Object.create(hanging, { session: { value: session } }) as Relayer;
-  void sendEvm(dying, network, orders[0]!.relay);
-  await until(
-    () => relays(orders),
-    (rows) => rows.every((r) => r.tx === 'signed'),
-  );
+  const sender = await hangingSender(orders);
   // The process is killed: its connections end with it. More payouts arrive; this process sends them.
-  await session.close();
+  await sender.kill();
   const more = await authorize(2);
   await sendEvm(relayer, network, more[0]!.relay);
   // Nobody watched: the sender itself sent the dead one's stored bytes, so one block takes all five.
@@ -500,16 +501,7 @@ it('a sender still alive below another’s send, then killed before broadcasting
   const orders = await authorize(3);
   const relayer = f.t.app.services.relayer;
   const network = relayer.network('eth');
-  const session = new SenderSession({ databaseUrl: f.t.app.config.databaseUrl, logger: relayer.deps.logger });
-  const hanging = throughNode(relayer, (calls, send) =>
-    calls.some((c) => c.method === 'eth_sendRawTransaction') ? new Promise(() => {}) : send(),
-  );
-  const dying = Object.create(hanging, { session: { value: session } }) as Relayer;
-  void sendEvm(dying, network, orders[0]!.relay);
-  await until(
-    () => relays(orders),
-    (rows) => rows.every((r) => r.tx === 'signed'),
-  );
+  const sender = await hangingSender(orders);
   // Its sender is alive: this process sends its own above them (and leaves them alone, unless they
   // have waited long enough to count as stuck: a loaded machine may take that long to get here).
   const more = await authorize(2);
@@ -517,7 +509,7 @@ it('a sender still alive below another’s send, then killed before broadcasting
   const all = [...orders, ...more];
   expect((await relays(more)).map((r) => r.tx)).toEqual(['sent', 'sent']);
   // Then it is killed: nobody watches, yet its stored bytes go out.
-  await session.close();
+  await sender.kill();
   await until(
     () => relays(all),
     (rows) => rows.every((r) => r.tx === 'sent'),
