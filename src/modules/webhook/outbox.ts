@@ -202,21 +202,17 @@ export async function enqueueWebhooks(
  * (fresh event and delivery ids); exported for the tests that read its plan.
  */
 export function enqueueStatement(events: readonly WebhookEvent[]) {
-  // An event and its first delivery share their random part (ENQUEUE_SQL derives one from the other).
-  const input = events.map((event, ord) => {
-    const deliveryId = newId('webhook');
-    return {
-      ord,
-      id: eventIdOf(deliveryId),
-      delivery_id: deliveryId,
-      merchant_id: event.merchantId,
-      event: event.event,
-      subject_id: event.subjectId,
-      idempotency_key: idempotencyKeyOf(event.event, event.subjectId),
-      callback_url: event.callbackUrl || null,
-      body: buildWebhookBody(event),
-    };
-  });
+  // An event's first delivery takes the event's random part (ENQUEUE_SQL derives its id).
+  const input = events.map((event, ord) => ({
+    ord,
+    id: newId('webhook').replace(/^wh_/, 'evt_'),
+    merchant_id: event.merchantId,
+    event: event.event,
+    subject_id: event.subjectId,
+    idempotency_key: idempotencyKeyOf(event.event, event.subjectId),
+    callback_url: event.callbackUrl || null,
+    body: buildWebhookBody(event),
+  }));
   return { input, sql: ENQUEUE_SQL, params: [DELIVERY_CHANNEL, ...columnArrays(input, ENQUEUE_COLUMNS)] };
 }
 
@@ -224,7 +220,6 @@ export function enqueueStatement(events: readonly WebhookEvent[]) {
 const ENQUEUE_COLUMNS = [
   'ord',
   'id',
-  'delivery_id',
   'merchant_id',
   'event',
   'subject_id',
@@ -247,9 +242,8 @@ const ENQUEUE_COLUMNS = [
  */
 const ENQUEUE_SQL = `
 with input as (
-  select * from unnest($2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
-                       $10::text[])
-             as i(ord, id, delivery_id, merchant_id, event, subject_id, idempotency_key, callback_url, body)
+  select * from unnest($2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
+             as i(ord, id, merchant_id, event, subject_id, idempotency_key, callback_url, body)
 ), due as (
   select i.*, coalesce(i.callback_url, m.webhook_url) as target
     from input i join merchants m on m.id = i.merchant_id
@@ -276,7 +270,7 @@ select i.ord, m.id as merchant, du.target, d.id as delivery_id,
   from input i
   left join merchants m on m.id = i.merchant_id
   left join due du on du.ord = i.ord
-  left join d on d.id = i.delivery_id
+  left join d on d.event_id = i.id
  order by i.ord`;
 
 /**
@@ -320,6 +314,3 @@ export async function notifyDelivery(em: EntityManager, deliveryId: string): Pro
     deliveryId,
   ]);
 }
-
-/** An event's id from a fresh `wh_` id: events are internal (operators see them); deliveries carry the `wh_` ids of D2. */
-const eventIdOf = (webhookId: string): string => webhookId.replace(/^wh_/, 'evt_');
