@@ -69,6 +69,9 @@ export async function signIn(page: Page, url: string, token: string) {
   await page.getByLabel('Operator token').fill(token);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  // The header's read of the token's name and scopes is done: a test that revokes the token next would
+  // otherwise race that read (its refusal signs the console out on its own).
+  await page.getByText(/^Signed in as /).waitFor();
 }
 
 /** Opens a fully prefilled session through the signed REST API. */
