@@ -2,7 +2,7 @@ import type { NetworkConfig } from '../chains/networks.ts';
 import type { StoredTx } from './evm-send.ts';
 import { recordSentMany } from './outcomes.ts';
 import type { Relayer } from './relayer.ts';
-import { LIVE_SENDERS_SQL, STRANDED_MS } from './sender-session.ts';
+import { LIVE_SENDERS_SQL, SENDER_HOLDS_SQL } from './sender-session.ts';
 
 /**
  * Closing a nonce gap a killed sender left: it stored signed transactions under the wallet lock and
@@ -41,8 +41,8 @@ export interface Gap {
 /**
  * The wallet's stored, never broadcast calls with a nonce in [from, below): the last transaction of a
  * request still waiting for its first broadcast. Held (left alone): those this process claimed (it
- * broadcasts its own in order; they may be out and not yet recorded), and those another live sender
- * (its session holds the token it claimed with) stored less than {@link STRANDED_MS} ago.
+ * broadcasts its own in order; they may be out and not yet recorded), and those another sender still
+ * holds ({@link SENDER_HOLDS_SQL}: stored moments ago by a sender not known gone).
  */
 export async function strandedBelow(
   relayer: Relayer,
@@ -56,15 +56,13 @@ export async function strandedBelow(
   const rows = await relayer.deps.fork().execute<Row[]>(
     `with live as (${LIVE_SENDERS_SQL})
      select t.id, t.request_id, t.wallet, t.nonce, t.hash, t.raw,
-            coalesce(r.claimed_by = ?, false) as mine,
-            (r.claimed_by is not null and exists (select 1 from live where live.token = r.claimed_by)
-             and t.created_at > now() - make_interval(secs => ?)) as held
+            coalesce(r.claimed_by = ?, false) as mine, ${SENDER_HOLDS_SQL} as held
        from relay_transactions t join relay_requests r on r.id = t.request_id and r.nonce = t.nonce
       where t.network = ? and t.wallet = ? and t.nonce >= ? and t.nonce < ?
         and t.status = 'signed' and t.kind = 'call' and r.status = 'queued'
         and not exists (select 1 from relay_transactions n where n.request_id = t.request_id and n.id > t.id)
       order by t.nonce`,
-    [own, STRANDED_MS / 1000, network.id, wallet, from, below],
+    [own, network.id, wallet, from, below],
   );
   const stranded = rows
     .filter((r) => !r.mine && !r.held)

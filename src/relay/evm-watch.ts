@@ -9,7 +9,7 @@ import { broadcastStored, currentFees, type Fees, signCall, simulate } from './e
 import { abandon, markDone, markDoneMany, recordSentMany } from './outcomes.ts';
 import { RelayRequest, RelayTransaction } from './relay.entity.ts';
 import { type Relayer, tuningOf } from './relayer.ts';
-import { LIVE_SENDERS_SQL, STRANDED_MS } from './sender-session.ts';
+import { LIVE_SENDERS_SQL, SENDER_HOLDS_SQL } from './sender-session.ts';
 
 /**
  * Watching a network's relays after each follower tick (the leader of the network only): which
@@ -105,17 +105,16 @@ export async function watchEvm(relayer: Relayer, network: NetworkConfig, final?:
     txsOf,
     tuning,
   );
-  // Whether orphans' calls are still wanted, asked for all of them at once.
-  const unsent = rest.filter((r) => {
-    const last = (txsOf.get(r.id) ?? []).at(-1);
-    return (
-      last?.status === 'signed' && last.kind === 'call' && r.status !== 'abandoned' && r.status !== 'mined'
-    );
-  });
-  const gone = await sendersGone(relayer, unsent, txsOf);
-  const orphaned = unsent.filter(
-    (r) => gone.has(r.id) || Date.now() - txsOf.get(r.id)!.at(-1)!.createdAt.getTime() >= STRANDED_MS,
+  // Stored, never broadcast, and no longer their sender's to broadcast: orphans.
+  const stranded = await strandedOf(
+    relayer,
+    rest.flatMap((r) => (txsOf.get(r.id) ?? []).slice(-1).filter((t) => t.status === 'signed')),
   );
+  // Whether orphans' calls are still wanted, asked for all of them at once.
+  const orphaned = rest.filter((r) => {
+    const last = (txsOf.get(r.id) ?? []).at(-1);
+    return stranded.has(r.id) && last?.kind === 'call' && r.status !== 'abandoned' && r.status !== 'mined';
+  });
   const answers = orphaned.length > 0 ? await relayer.checkMany(orphaned) : [];
   const wanted = new Map(orphaned.map((r, i) => [r.id, answers[i]!]));
   // "Done" may be the orphan's own transaction, mined since its receipt was read above (a slow sender
@@ -137,7 +136,7 @@ export async function watchEvm(relayer: Relayer, network: NetworkConfig, final?:
           wanted,
           orphans,
           minedSince,
-          gone,
+          stranded,
         });
     } catch (error) {
       if (error instanceof LeadershipLost) throw error;
@@ -159,26 +158,21 @@ export async function watchEvm(relayer: Relayer, network: NetworkConfig, final?:
 }
 
 /**
- * Of requests whose last transaction is stored and not yet broadcast, those whose sender is gone: it
- * still claims them (it releases them once it has broadcast) with a token no live process holds
- * (sender-session.ts), so a killed sender's stored bytes go out at the next tick, not STRANDED_MS after
- * they were signed. One read of the live tokens, only when there are such requests.
+ * Of stored, never broadcast transactions, the requests of those their sender no longer holds
+ * ({@link SENDER_HOLDS_SQL}): it died (no live session holds the token it claimed with), so its bytes go
+ * out at the next tick, or it is stuck. One read, only when there are such transactions.
  */
-async function sendersGone(
-  relayer: Relayer,
-  unsent: readonly RelayRequest[],
-  txsOf: Map<number, RelayTransaction[]>,
-): Promise<Set<number>> {
-  const young = unsent.filter(
-    (r) => r.claimedBy != null && Date.now() - txsOf.get(r.id)!.at(-1)!.createdAt.getTime() < STRANDED_MS,
-  );
-  if (young.length === 0) return new Set();
+async function strandedOf(relayer: Relayer, signed: readonly RelayTransaction[]): Promise<Set<number>> {
+  const ids = signed.map((t) => t.id);
+  if (ids.length === 0) return new Set();
   // A read: outside the fence (a process that lost the network only reads harmlessly).
-  const live = (await relayer.deps.fork().getConnection().execute(LIVE_SENDERS_SQL, [], 'all')) as {
-    token: number;
-  }[];
-  const tokens = new Set(live.map((l) => Number(l.token)));
-  return new Set(young.filter((r) => !tokens.has(Number(r.claimedBy))).map((r) => r.id));
+  const rows = await relayer.deps.fork().execute<{ request_id: string }[]>(
+    `with live as (${LIVE_SENDERS_SQL})
+     select t.request_id from relay_transactions t join relay_requests r on r.id = t.request_id
+      where t.id = any(?::bigint[]) and not ${SENDER_HOLDS_SQL}`,
+    [`{${ids.join(',')}}`],
+  );
+  return new Set(rows.map((r) => Number(r.request_id)));
 }
 
 interface MinedCall {
@@ -480,9 +474,9 @@ async function keepGoing(
     orphans?: RelayTransaction[];
     /** Hashes found mined after the receipts of the tick were read, asked beforehand for many. */
     minedSince?: Set<string>;
-    /** Requests whose sender died holding them (their stored bytes are orphans at once). */
-    gone?: Set<number>;
-  } = {},
+    /** Requests whose stored, never broadcast transaction their sender no longer holds: orphans. */
+    stranded: Set<number>;
+  },
 ): Promise<void> {
   const known = batched.known ?? new Map<string, boolean>();
   const last = mine.at(-1);
@@ -519,7 +513,7 @@ async function keepGoing(
     return;
   }
   const stuck = last.status === 'sent' && age > tuning.replaceAfterMs;
-  const orphan = last.status === 'signed' && (age >= STRANDED_MS || Boolean(batched.gone?.has(request.id)));
+  const orphan = last.status === 'signed' && batched.stranded.has(request.id);
   const forgotten =
     !stuck &&
     !orphan &&

@@ -33,6 +33,17 @@ export const STRANDED_MS = 1_500;
 export const LIVE_SENDERS_SQL = `select l.objid::bigint::int4 as token from pg_locks l
   where l.locktype = 'advisory' and l.classid = ${SENDER_LOCK_CLASS}::int4::oid and l.objsubid = 2 and l.granted`;
 
+/**
+ * Whether a stored, never broadcast transaction `t` of relay request `r` is still its sender's own to
+ * broadcast, as SQL (it needs `live`, {@link LIVE_SENDERS_SQL}, in the statement's `with` clause): it was
+ * stored less than {@link STRANDED_MS} ago, and its sender is not known gone (the request carries no
+ * token, or a live session holds it). Anything else is stranded: whoever finds it, the watcher
+ * (evm-watch.ts) or another sender of the wallet (evm-gap.ts), broadcasts the same bytes. The age is
+ * the database's clock against `created_at`, which the statement that stores a call sets with `now()`.
+ */
+export const SENDER_HOLDS_SQL = `(t.created_at > now() - make_interval(secs => ${STRANDED_MS / 1000})
+  and (r.claimed_by is null or r.claimed_by in (select token from live)))`;
+
 export class SenderSession {
   private client: pg.Client | undefined;
   private held: number | undefined;
