@@ -85,9 +85,9 @@ export async function strandedBelow(
 
 /**
  * While another live sender holds part of the gap below `below`, looks again every RECHECK_MS (for
- * RECHECK_FOR_MS at most: the watcher has it after that): should that sender die, its bytes go out and
- * are recorded at the next look. `broadcast` is the caller's broadcast in order (evm-pipeline.ts).
- * Errors are logged, never thrown: the watcher is the backstop.
+ * RECHECK_FOR_MS at most: the watcher has it after that, or until the relayer closes): should that
+ * sender die, its bytes go out and are recorded at the next look. `broadcast` is the caller's
+ * broadcast in order (evm-pipeline.ts). Errors are logged, never thrown: the watcher is the backstop.
  */
 export function watchGap(
   relayer: Relayer,
@@ -99,6 +99,7 @@ export function watchGap(
 ): void {
   const until = Date.now() + RECHECK_FOR_MS;
   const look = async (): Promise<void> => {
+    if (relayer.closed) return;
     try {
       const gap = await strandedBelow(relayer, network, wallet, from, below);
       const took = gap.stranded.length > 0 ? await broadcast(gap.stranded) : [];

@@ -92,9 +92,17 @@ export class Relayer {
     this.session = new SenderSession({ databaseUrl: deps.databaseUrl, logger: deps.logger });
   }
 
+  private closing = false;
+
   /** Ends this process's sender session (shutdown): its claims are free at once. */
   close(): Promise<void> {
+    this.closing = true;
     return this.session.close();
+  }
+
+  /** Whether {@link close} was called: background re-checks (evm-gap.ts) stop. */
+  get closed(): boolean {
+    return this.closing;
   }
 
   /**

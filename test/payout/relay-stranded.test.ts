@@ -1,33 +1,50 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { NetworkConfig } from '../../src/chains/networks.ts';
+import { createOrm } from '../../src/db/orm.ts';
 import { createLogger } from '../../src/lib/logger.ts';
+import { watchGap } from '../../src/relay/evm-gap.ts';
+import { Relayer, type RelayerDeps } from '../../src/relay/relayer.ts';
 import { LIVE_SENDERS_SQL, SENDER_HOLDS_SQL, SenderSession } from '../../src/relay/sender-session.ts';
 import { createTestDatabase } from '../support/db.ts';
+import { until } from './support.ts';
 
 /**
- * The one rule the watcher and the gap closer share for a stored, never broadcast transaction: its
- * sender's own to broadcast while young and that sender is not known gone; anyone's otherwise.
+ * Stored, never broadcast transactions: the one rule the watcher and the gap closer share (its sender's
+ * own to broadcast while young and that sender is not known gone; anyone's otherwise), and the gap
+ * closer's re-checks of a gap another live sender holds.
  */
 
+const logger = createLogger('error');
+let url: string;
 let db: pg.Client;
+let orm: MikroORM;
 let session: SenderSession;
 let live: number;
 
 beforeAll(async () => {
-  const url = await createTestDatabase();
+  url = await createTestDatabase();
   db = new pg.Client(url);
   await db.connect();
-  session = new SenderSession({ databaseUrl: url, logger: createLogger('error') });
+  orm = (await createOrm(url, { poolMax: 2 })) as MikroORM;
+  session = new SenderSession({ databaseUrl: url, logger });
   live = (await session.token())!;
 });
 
 afterAll(async () => {
   await session?.close();
+  await orm?.close();
   await db?.end();
 });
 
-/** A request claimed by `claimedBy`, whose one call was stored `agoMs` before now. */
-async function stored(subject: string, claimedBy: number | null, agoMs: number): Promise<void> {
+/** A request claimed by `claimedBy`, whose one call `wallet` stored `agoMs` before now. */
+async function stored(
+  subject: string,
+  claimedBy: number | null,
+  agoMs: number,
+  wallet = '0x0000000000000000000000000000000000000002',
+): Promise<void> {
   const {
     rows: [request],
   } = await db.query<{ id: string }>(
@@ -39,10 +56,10 @@ async function stored(subject: string, claimedBy: number | null, agoMs: number):
   );
   await db.query(
     `insert into relay_transactions (request_id, network, wallet, nonce, hash, raw, status, created_at)
-     select id, 'eth', '0x0000000000000000000000000000000000000002', nonce, $2, '0x', 'signed',
+     select id, 'eth', $4, nonce, $2, '0x', 'signed',
             now() - make_interval(secs => $3::float8 / 1000)
        from relay_requests where id = $1`,
-    [request!.id, `0x${subject.padStart(64, '0')}`, agoMs],
+    [request!.id, `0x${subject.padStart(64, '0')}`, agoMs, wallet],
   );
 }
 
@@ -73,4 +90,39 @@ it('holds a young transaction of a live or unknown sender; a dead sender’s or 
        from relay_transactions t join relay_requests r on r.id = t.request_id where r.subject_id = 'a'`,
   );
   expect(after.rows[0]!.held).toBe(false);
+});
+
+/** A relayer for the gap closer alone (it reads and writes the database, and calls `broadcast`). */
+function relayer(): { relayer: Relayer; looks: () => number } {
+  let looks = 0;
+  const deps = {
+    logger,
+    databaseUrl: url,
+    fork: () => {
+      looks++;
+      return orm.em.fork();
+    },
+  } as unknown as RelayerDeps;
+  return { relayer: new Relayer(deps), looks: () => looks };
+}
+
+const eth = { id: 'eth' } as NetworkConfig;
+
+it('a gap watch stops when its relayer closes', async () => {
+  const wallet = '0x0000000000000000000000000000000000000004';
+  const other = new SenderSession({ databaseUrl: url, logger });
+  await stored('1f', (await other.token())!, 0, wallet);
+  const { relayer: r, looks } = relayer();
+  watchGap(r, eth, wallet, 0, 1_000, async () => []);
+  await until(
+    async () => looks(),
+    (n) => n >= 2,
+    5_000,
+  );
+  await r.close();
+  await new Promise((resolve) => setTimeout(resolve, 300)); // a look under way ends
+  const closedAt = looks();
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  expect(looks()).toBe(closedAt);
+  await other.close();
 });
