@@ -4,6 +4,7 @@ import type { EvmLog } from '../../src/chains/evm/index.ts';
 import { depositNetworkOf } from '../../src/modules/deposit/deposit.chain.ts';
 import { recordDeposits } from '../../src/modules/deposit/deposit.scan.ts';
 import { TRANSFER_TOPIC } from '../../src/modules/deposit/deposit.transfers.ts';
+import { planOfStatement, rowsVisited } from '../support/plan.ts';
 import { type Body, type DepositFixture, depositEvents, depositFixture } from './support.ts';
 
 /**
@@ -117,5 +118,33 @@ describe('recording a chunk of transfers', () => {
     const bad = { ...transfer(address, 3_000_000n, FINAL, 1), blockHash: `${hash()},0x1` };
     await expect(record([good, bad])).rejects.toThrow('malformed node answer');
     expect(await depositsOf('garbled')).toEqual([]);
+  });
+});
+
+describe('a chunk against many issued addresses', () => {
+  it('writes 1 000 deposits among 100 000 issued addresses visiting each row a bounded number of times', async () => {
+    // 100 000 issued addresses with current statistics (a busy installation); a chunk of 2 000 transfers,
+    // half of them to 1 000 of those addresses, half to addresses nobody issued.
+    const em = f.t.app.fork();
+    await em.execute(
+      `insert into deposit_addresses (merchant_id, network, player_id, wallet, player_key, address, created_at)
+       select ?, ?, 'many_' || g, ?, '0x' || lpad(to_hex(g), 64, '0'), '0xcc' || lpad(to_hex(g), 38, '0'), now()
+         from generate_series(1, 100000) g`,
+      [f.merchant.id, f.network, f.wallet.toLowerCase()],
+    );
+    await em.execute('analyze');
+    const n = 1_000;
+    const to = (prefix: string, i: number) => `0x${prefix}${i.toString(16).padStart(38, '0')}`;
+    const logs = Array.from({ length: 2 * n }, (_, i) =>
+      transfer(i % 2 === 0 ? to('cc', (i / 2 + 1) * 97) : to('dd', i), 2_000_000n, FINAL - (i % 50), i),
+    );
+    const plan = await planOfStatement(f.t.app.fork(), 'insert into deposits', (tx) =>
+      recordDeposits(tx, network(), logs, FINAL),
+    );
+    // Each deposit's address, ledger row and deposit row are read and written a bounded number of
+    // times (a nested loop pairing each deposit with its ledger row visits n² = a million rows).
+    expect(rowsVisited(plan)).toBeLessThan(50 * n);
+    // And for real, once: every transfer to an issued address is a deposit.
+    expect(await record(logs)).toBe(n);
   });
 });

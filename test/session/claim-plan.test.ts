@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { executeBound } from '../../src/db/bulk.ts';
 import { RANGE_CANDIDATES } from '../../src/modules/session/session.match.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
+import { explainAnalyze, type PlanNode, rowsVisited } from '../support/plan.ts';
 
 /**
  * The claim of a block range reads its sessions' payments by `order_ref`, a bounded number of rows per
@@ -9,26 +10,6 @@ import { startTestApp, type TestApp } from '../support/app.ts';
  * there it once combined the `order_ref` index with the network's, which holds every ledger row, and
  * read all of them once per session (0.2 s of a 1 000-session range, in the follower bench).
  */
-
-interface PlanNode {
-  'Node Type': string;
-  'Actual Rows': number;
-  'Actual Loops': number;
-  'Rows Removed by Join Filter'?: number;
-  'Rows Removed by Filter'?: number;
-  Plans?: PlanNode[];
-}
-
-/**
- * Every row a plan's nodes produced or looked at and threw away, over all their loops (EXPLAIN gives
- * both per loop).
- */
-const rowsVisited = (node: PlanNode): number =>
-  node['Actual Loops'] *
-    (node['Actual Rows'] +
-      (node['Rows Removed by Join Filter'] ?? 0) +
-      (node['Rows Removed by Filter'] ?? 0)) +
-  (node.Plans ?? []).reduce((sum, child) => sum + rowsVisited(child), 0);
 
 let t: TestApp;
 beforeAll(async () => {
@@ -67,12 +48,7 @@ describe('the range claim on a ledger without statistics', () => {
           `delete from pg_statistic where starelid in ('payments'::regclass, 'sessions'::regclass)`,
         );
         const refs = Array.from({ length: n }, (_, i) => `0xref${i + 1}`);
-        const [row] = await executeBound<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
-          tx,
-          `explain (analyze, format json) ${RANGE_CANDIDATES}`,
-          ['eth', refs],
-        );
-        plan = row!['QUERY PLAN'][0]!.Plan;
+        plan = await explainAnalyze(tx, RANGE_CANDIDATES, ['eth', refs]);
         found = (await executeBound(tx, RANGE_CANDIDATES, ['eth', refs])).length;
         throw rollback;
       }),

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { executeBound } from '../../src/db/bulk.ts';
 import {
   buildWebhookBody,
   type DeliveryNotice,
@@ -9,6 +8,7 @@ import {
 } from '../../src/modules/webhook/outbox.ts';
 import { WebhookDelivery, WebhookEvent } from '../../src/modules/webhook/webhook.entity.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
+import { explainAnalyze, type PlanNode, rowsVisited } from '../support/plan.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -207,23 +207,6 @@ describe('enqueueWebhook', () => {
   });
 });
 
-/** A plan node of EXPLAIN (ANALYZE, FORMAT JSON), as far as the row counts go. */
-interface PlanNode {
-  'Node Type': string;
-  'Actual Rows': number;
-  'Actual Loops': number;
-  'Rows Removed by Join Filter'?: number;
-  'Rows Removed by Filter'?: number;
-  Plans?: PlanNode[];
-}
-
-/** Every row a plan's nodes produced or looked at and threw away, over all their loops. */
-const rowsVisited = (node: PlanNode): number =>
-  node['Actual Rows'] * node['Actual Loops'] +
-  (node['Rows Removed by Join Filter'] ?? 0) +
-  (node['Rows Removed by Filter'] ?? 0) +
-  (node.Plans ?? []).reduce((sum, child) => sum + rowsVisited(child), 0);
-
 describe('enqueueWebhooks in bulk', () => {
   // A database of its own holding one merchant with its key, its statistics current: what the
   // planner sees of a new installation, where it expects one row of each join.
@@ -257,12 +240,7 @@ describe('enqueueWebhooks in bulk', () => {
       let plan: PlanNode | undefined;
       await expect(
         fresh.app.fork().transactional(async (tx) => {
-          const [row] = await executeBound<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
-            tx,
-            `explain (analyze, format json) ${sql}`,
-            params,
-          );
-          plan = row!['QUERY PLAN'][0]!.Plan;
+          plan = await explainAnalyze(tx, sql, params);
           throw rollback;
         }),
       ).rejects.toBe(rollback);
