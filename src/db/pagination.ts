@@ -73,3 +73,22 @@ export async function findPage<T extends { createdAt: Date; id: string }, Hint e
   });
   return pageOf(rows, page.first);
 }
+
+/**
+ * The `where` of an operators' listing: its equality filters ({@link setFilters}), `created_at` within
+ * [createdAfter, createdBefore) when either is given, and for a search term (trimmed) any of the
+ * conditions `search` gives for it as typed and in lowercase (wallets and hashes are stored
+ * lowercase; ids and merchants' references as given).
+ */
+export function listingWhere(
+  equal: Record<string, unknown>,
+  filter: { createdAfter?: Date | null; createdBefore?: Date | null; search?: string | null },
+  search: (term: string, lower: string) => Record<string, unknown>[],
+): Record<string, unknown> {
+  const where = setFilters(equal);
+  const created = setFilters({ $gte: filter.createdAfter, $lt: filter.createdBefore });
+  if (Object.keys(created).length) where.createdAt = created;
+  const term = filter.search?.trim();
+  if (term) where.$or = search(term, term.toLowerCase());
+  return where;
+}

@@ -1,5 +1,5 @@
 import type { EntityManager } from '../../db/orm.ts';
-import { findPage, setFilters } from '../../db/pagination.ts';
+import { findPage, listingWhere } from '../../db/pagination.ts';
 import { publish } from '../../db/topic.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { newId } from '../../lib/ids.ts';
@@ -144,26 +144,23 @@ export class PayoutService {
 
   /** Operators' listing, newest first, keyset-paginated by (created_at, id). */
   async list(em: EntityManager, filter: PayoutFilter, first: number, after?: string | null) {
-    const where = setFilters({
-      merchant: filter.merchantId,
-      status: filter.status,
-      network: filter.network,
-      batchId: filter.batchId,
-      externalId: filter.externalId,
-    });
-    const created = setFilters({ $gte: filter.createdAfter, $lt: filter.createdBefore });
-    if (Object.keys(created).length) where.createdAt = created;
-    const term = filter.search?.trim();
-    if (term) {
-      const lower = term.toLowerCase();
-      where.$or = [
+    const where = listingWhere(
+      {
+        merchant: filter.merchantId,
+        status: filter.status,
+        network: filter.network,
+        batchId: filter.batchId,
+        externalId: filter.externalId,
+      },
+      filter,
+      (term, lower) => [
         { id: term },
         { externalId: term },
         { recipient: term },
         { recipientHex: lower },
         { txHash: lower },
-      ];
-    }
+      ],
+    );
     return findPage(em, Payout, where, { first, after });
   }
 }

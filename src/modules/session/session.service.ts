@@ -1,7 +1,7 @@
 import { keccak256, toUtf8Bytes } from 'ethers';
 import type { Config } from '../../config.ts';
 import type { EntityManager } from '../../db/orm.ts';
-import { findPage, setFilters } from '../../db/pagination.ts';
+import { findPage, listingWhere } from '../../db/pagination.ts';
 import { publish } from '../../db/pubsub.ts';
 import type { SqlPool } from '../../db/sql.ts';
 import { AppError, notFound, unavailable, validation } from '../../errors.ts';
@@ -202,27 +202,23 @@ export class SessionService implements StepDeps {
 
   /** Operators' listing, newest first, keyset-paginated by (created_at, id). */
   async list(em: EntityManager, filter: SessionFilter, first: number, after?: string | null) {
-    const where = setFilters({
-      merchant: filter.merchantId,
-      status: filter.status,
-      network: filter.network,
-      externalOrderId: filter.externalOrderId,
-    });
-    const created = setFilters({ $gte: filter.createdAfter, $lt: filter.createdBefore });
-    if (Object.keys(created).length) where.createdAt = created;
-    const term = filter.search?.trim();
-    if (term) {
-      // Wallets and hashes are stored lowercase; ids and the merchant's references as given.
-      const lower = term.toLowerCase();
-      where.$or = [
+    const where = listingWhere(
+      {
+        merchant: filter.merchantId,
+        status: filter.status,
+        network: filter.network,
+        externalOrderId: filter.externalOrderId,
+      },
+      filter,
+      (term, lower) => [
         { id: term },
         { externalOrderId: term },
         { playerId: term },
         { wallet: lower },
         { reportedTxHash: lower },
         { payment: { txHash: lower } },
-      ];
-    }
+      ],
+    );
     return findPage(em, Session, where, { first, after }, ['payment']);
   }
 
