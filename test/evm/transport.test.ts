@@ -251,4 +251,24 @@ describe('postJson', () => {
     expect(sockets.size).toBe(1);
     await expect(postJson(url, { id: 1 }, 200)).rejects.toMatchObject({ kind: 'timeout' });
   });
+
+  it('names where a node that redirects points, without following it', async () => {
+    const { createServer } = await import('node:http');
+    const { postJson } = await import('../../src/chains/evm/rpc/http.ts');
+    let requests = 0;
+    const server = createServer((req, res) => {
+      requests++;
+      req.resume();
+      res.writeHead(308, { location: 'https://rpc.example.com/v2/key' }).end('Permanent Redirect');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise((resolve) => server.close(() => resolve())));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    await expect(postJson(url, { id: 1 }, 5_000)).rejects.toMatchObject({
+      kind: 'http',
+      message:
+        "HTTP 308: the node's URL redirects to https://rpc.example.com/v2/key; configure the URL it redirects to",
+    });
+    expect(requests).toBe(1);
+  });
 });

@@ -9,7 +9,8 @@ import { TransportError } from './errors.ts';
  * Plain `node:http` over kept-alive connections, not `fetch`: a follower polls its node every tick,
  * and fetch's per-request machinery (web streams for the body, an AbortSignal, header lists) was the
  * largest share of an idle service's CPU, several times what the request itself costs. Redirects are
- * not followed (a JSON-RPC endpoint that redirects a POST is misconfigured: it fails as `http`).
+ * not followed (a JSON-RPC endpoint that redirects a POST is misconfigured: it fails as `http`, naming
+ * where it redirects to).
  */
 
 /** Bodies larger than this are refused rather than parsed (a runaway getLogs, a hostile endpoint). */
@@ -28,11 +29,18 @@ const agents = {
 interface Answer {
   status: number;
   text: string;
+  /** Where a redirect points (its `Location`). */
+  location?: string;
 }
 
 export async function postJson(url: string, payload: unknown, timeoutMs: number): Promise<unknown> {
-  const { status, text } = await post(url, JSON.stringify(payload), timeoutMs);
+  const { status, text, location } = await post(url, JSON.stringify(payload), timeoutMs);
   if (status === 429) throw new TransportError('rate_limited', 'HTTP 429 Too Many Requests');
+  if (status >= 300 && status < 400 && location)
+    throw new TransportError(
+      'http',
+      `HTTP ${status}: the node's URL redirects to ${snippet(location)}; configure the URL it redirects to`,
+    );
   const ok = status >= 200 && status < 300;
 
   let json: unknown;
@@ -106,7 +114,11 @@ function post(url: string, body: string, timeoutMs: number): Promise<Answer> {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks, size).toString('utf8') });
+        resolve({
+          status: response.statusCode ?? 0,
+          text: Buffer.concat(chunks, size).toString('utf8'),
+          location: response.headers.location,
+        });
       });
     });
     request.end(body);
