@@ -3,7 +3,9 @@
  * normalisation and signer recovery. The shapes here are what the merchant's wallet signs and what
  * PayoutRouter / BatchPayoutRouter verify on-chain, so they must match the contracts field for field.
  */
+
 import { AbiCoder, concat, getAddress, keccak256, TypedDataEncoder, verifyTypedData } from 'ethers';
+import { getAddressRemembered } from './evm/util.ts';
 
 /** One `{name, type}` entry of an EIP-712 type. */
 export interface TypedDataField {
@@ -127,24 +129,6 @@ export interface PayoutBatchInput extends CommonInput {
   items: { recipient: string; amount: UintInput }[];
 }
 
-/** Checksummed addresses by their input, for the addresses that recur (routers, tokens, payout wallets). */
-const checksums = new Map<string, string>();
-
-/**
- * `getAddress`, remembered: each call hashes the address (keccak in JavaScript, a good part of an
- * authorization's CPU), and an order names the same router, token and payout wallet as the last one.
- * Throws like `getAddress` on a malformed address (never cached).
- */
-export function checksumAddress(address: string): string {
-  let checksummed = checksums.get(address);
-  if (checksummed === undefined) {
-    checksummed = getAddress(address);
-    if (checksums.size >= 4096) checksums.clear();
-    checksums.set(address, checksummed);
-  }
-  return checksummed;
-}
-
 /** Builds the single-payout `typed_data` exactly as returned to the merchant (api.md 2.4). */
 export function buildPayoutTypedData(input: PayoutOrderInput): PayoutTypedData {
   return {
@@ -154,11 +138,11 @@ export function buildPayoutTypedData(input: PayoutOrderInput): PayoutTypedData {
       name: 'PayoutRouter',
       version: '1',
       chainId: chainIdNumber(input.chainId),
-      verifyingContract: checksumAddress(input.router),
+      verifyingContract: getAddressRemembered(input.router),
     },
     message: {
-      token: checksumAddress(input.token),
-      merchant: checksumAddress(input.merchant),
+      token: getAddressRemembered(input.token),
+      merchant: getAddressRemembered(input.merchant),
       recipient: getAddress(input.recipient),
       amount: uint(input.amount, 'amount', true),
       nonce: uint(input.nonce, 'nonce'),

@@ -46,6 +46,16 @@ class ChecksumMemo {
 }
 const nodeChecksums = new ChecksumMemo(4_096);
 const inputChecksums = new ChecksumMemo(10_000);
+const knownChecksums = new ChecksumMemo(4_096);
+
+/**
+ * Ethers' `getAddress`, remembered: for the addresses that recur in what the service builds (routers,
+ * tokens, payout wallets), each of which it would otherwise hash again every time. Throws like
+ * `getAddress` on a malformed address (never remembered).
+ */
+export function getAddressRemembered(address: string): string {
+  return knownChecksums.get(address) ?? knownChecksums.put(address, getAddress(address));
+}
 
 /** Checksummed address from a node answer; a malformed one means a degraded node. */
 export function nodeAddress(value: unknown, what: string): string {

@@ -1,8 +1,8 @@
 import { getAddress, Interface } from 'ethers';
 import type { ChainClients } from '../../chains/clients.ts';
 import type { EvmLog, LogFilter } from '../../chains/evm/index.ts';
+import { getAddressRemembered } from '../../chains/evm/util.ts';
 import type { NetworkConfig, TokenConfig } from '../../chains/networks.ts';
-import { checksumAddress } from '../../chains/payout-typed-data.ts';
 import type { NetworkRegistry } from '../../chains/registry.ts';
 import { evmToTron, isTronAddress, tronToEvm } from '../../chains/tron/address.ts';
 import { solidifiedHeaders, solidifiedLogs } from '../../chains/tron/blocks.ts';
@@ -131,7 +131,7 @@ export class PayoutChains {
     }
     if (!read.settlementWallet)
       throw unsupported(`network: no settlement (payout) wallet is configured on ${network.id}`);
-    const walletHex = checksumAddress(read.settlementWallet);
+    const walletHex = getAddressRemembered(read.settlementWallet);
     return { wallet: walletHex, walletHex };
   }
 

@@ -1,6 +1,6 @@
+import { getAddressRemembered } from '../../chains/evm/util.ts';
 import {
   type AnyPayoutTypedData,
-  checksumAddress,
   normalizeSignatureV,
   typedDataDigest,
 } from '../../chains/payout-typed-data.ts';
@@ -38,7 +38,7 @@ export async function checkOrderSignature(
   } catch (error) {
     throw validation(`signature: not a valid 65-byte signature (${(error as Error).message})`);
   }
-  if (checksumAddress(signer) !== checksumAddress(order.payer))
+  if (getAddressRemembered(signer) !== getAddressRemembered(order.payer))
     throw new AppError(
       'forbidden',
       `signature: recovers to ${signer}, not to the payout wallet of this order`,
@@ -47,7 +47,7 @@ export async function checkOrderSignature(
   const { walletHex } = order.walletRead
     ? chains.walletOf(network, order.walletRead)
     : await chains.wallet(em, order.merchantId, network);
-  if (checksumAddress(walletHex) !== checksumAddress(order.payer)) {
+  if (getAddressRemembered(walletHex) !== getAddressRemembered(order.payer)) {
     throw new AppError(
       'forbidden',
       'the payout wallet of this network changed since the order was created; create a new one',

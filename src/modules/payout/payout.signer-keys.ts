@@ -1,6 +1,6 @@
 import { computeAddress } from 'ethers';
 import { recover } from 'tiny-secp256k1';
-import { checksumAddress } from '../../chains/payout-typed-data.ts';
+import { getAddressRemembered } from '../../chains/evm/util.ts';
 
 /**
  * Who signed a payout order: `ecrecover`, computed by libsecp256k1 (the library geth's `ecrecover`
@@ -37,7 +37,7 @@ export function signerOf(digest: string, signature: string, expected: string): s
   if (h.length !== 32) throw new TypeError('expected a 32-byte digest');
   const publicKey = recover(h, Buffer.from(hex.slice(0, 128), 'hex'), (v - 27) as 0 | 1, false);
   if (!publicKey) throw new Error('the signature recovers to no key');
-  const wallet = checksumAddress(expected);
+  const wallet = getAddressRemembered(expected);
   const known = keys.get(wallet);
   if (known && Buffer.compare(known, publicKey) === 0) return wallet;
   const signer = computeAddress(`0x${Buffer.from(publicKey).toString('hex')}`);
