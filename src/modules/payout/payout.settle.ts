@@ -1,5 +1,7 @@
 import { AbiCoder, getAddress } from 'ethers';
+import { checksumAddress } from '../../chains/evm/checksum.ts';
 import type { EvmLog } from '../../chains/evm/index.ts';
+import { nodeAddress } from '../../chains/evm/util.ts';
 import { confirmationsFor, type NetworkConfig } from '../../chains/networks.ts';
 import type { BlockHeader } from '../../chains/types.ts';
 import { type NotApplied, type Pass, untilApplied } from '../../db/fresh-reads.ts';
@@ -33,11 +35,12 @@ export function decodeExecution(log: EvmLog): Execution | undefined {
   if (log.topics.length !== 4) return undefined;
   try {
     const [token, amount] = coder.decode(['address', 'uint256'], log.data);
+    // The payout wallet and the token recur (remembered); a recipient is mostly new (hashed once, fast).
     return {
-      payer: getAddress(`0x${log.topics[1]!.slice(26)}`),
+      payer: nodeAddress(`0x${log.topics[1]!.slice(26)}`, 'payer'),
       nonce: BigInt(log.topics[2]!).toString(),
-      recipient: getAddress(`0x${log.topics[3]!.slice(26)}`),
-      token: getAddress(token as string),
+      recipient: checksumAddress(`0x${log.topics[3]!.slice(26)}`),
+      token: nodeAddress(token as string, 'token'),
       amount: (amount as bigint).toString(),
       log,
     };
@@ -61,6 +64,18 @@ export async function recordExecutions(
 ): Promise<void> {
   const executions = logs.flatMap((log) => decodeExecution(log) ?? []);
   if (executions.length === 0) return;
+  // The first execution of each order (a node may repeat a log), and the nonces by payout wallet (a
+  // burst is mostly one merchant's): one `nonce in (…)` each, not one `or` a log.
+  const byOrder = new Map<string, Execution>();
+  const noncesOf = new Map<string, string[]>();
+  for (const e of executions) {
+    const key = `${e.payer}:${e.nonce}`;
+    if (byOrder.has(key)) continue;
+    byOrder.set(key, e);
+    const nonces = noncesOf.get(e.payer);
+    if (nonces) nonces.push(e.nonce);
+    else noncesOf.set(e.payer, [e.nonce]);
+  }
   await untilApplied('payout executions', async (pass) => {
     const payouts = await tx.find(
       Payout,
@@ -68,13 +83,13 @@ export async function recordExecutions(
         network: network.id,
         router: getAddress(router),
         batchIndex: null,
-        $or: executions.map((e) => ({ payer: e.payer, nonce: e.nonce })),
+        $or: [...noncesOf].map(([payer, nonces]) => ({ payer, nonce: { $in: nonces } })),
       },
       payoutReads(pass),
     );
     const changes: PayoutChange[] = [];
     for (const payout of payouts) {
-      const e = executions.find((x) => x.payer === payout.payer && x.nonce === payout.nonce)!;
+      const e = byOrder.get(`${payout.payer}:${payout.nonce}`)!;
       const change = executionChange(payout, e, pass.index === 0 ? logger : undefined, false);
       if (change) changes.push(change);
     }
