@@ -4,7 +4,8 @@
  * PayoutRouter / BatchPayoutRouter verify on-chain, so they must match the contracts field for field.
  */
 
-import { AbiCoder, concat, getAddress, keccak256, TypedDataEncoder, verifyTypedData } from 'ethers';
+import { AbiCoder, getAddress, keccak256, TypedDataEncoder, verifyTypedData } from 'ethers';
+import { keccakHex } from './evm/keccak.ts';
 import { getAddressRemembered } from './evm/util.ts';
 
 /** One `{name, type}` entry of an EIP-712 type. */
@@ -216,7 +217,7 @@ export function typedDataDigest(typedData: AnyPayoutTypedData): string {
     typesKey === ORDER_TYPES_KEY
       ? orderStructHash(typedData.message as PayoutTypedData['message'])
       : cached(encoders, typesKey, () => TypedDataEncoder.from(types)).hash(typedData.message);
-  return keccak256(concat(['0x1901', separator, struct]));
+  return keccakHex(`0x1901${separator.slice(2)}${struct.slice(2)}`);
 }
 
 const ORDER_TYPES_KEY = JSON.stringify({ PayoutOrder: PAYOUT_ORDER });
@@ -231,7 +232,7 @@ const ORDER_TYPEHASH_HEX = keccak256(new TextEncoder().encode(ORDER_TYPEHASH)).s
 function orderStructHash(m: PayoutTypedData['message']): string {
   const words = [m.token, m.merchant, m.recipient].map((a) => a.slice(2).toLowerCase().padStart(64, '0'));
   for (const n of [m.amount, m.nonce, m.deadline]) words.push(BigInt(n).toString(16).padStart(64, '0'));
-  return keccak256(`0x${ORDER_TYPEHASH_HEX}${words.join('')}`);
+  return keccakHex(`0x${ORDER_TYPEHASH_HEX}${words.join('')}`);
 }
 
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;

@@ -1,5 +1,6 @@
-import { keccak256, type Wallet } from 'ethers';
+import type { Wallet } from 'ethers';
 import type { EvmClient } from '../chains/evm/index.ts';
+import { keccakHex } from '../chains/evm/keccak.ts';
 import { isAlreadyKnown } from '../chains/evm/tx-send.ts';
 import type { NetworkConfig } from '../chains/networks.ts';
 import type { EntityManager } from '../db/orm.ts';
@@ -269,7 +270,7 @@ async function sendClaimed(
     const rows = going.map((s, i) => ({
       request_id: Number(s.request.id),
       nonce: first + i,
-      hash: keccak256(signed[i]!).toLowerCase(),
+      hash: keccakHex(signed[i]!),
       raw: signed[i]!,
       gas_limit: s.gasLimit.toString(),
     }));

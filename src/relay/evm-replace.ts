@@ -1,5 +1,5 @@
-import { keccak256 } from 'ethers';
 import type { EvmClient } from '../chains/evm/index.ts';
+import { keccakHex } from '../chains/evm/keccak.ts';
 import type { NetworkConfig } from '../chains/networks.ts';
 import { broadcastStored, currentFees, type Fees, signCall } from './evm-send.ts';
 import { type RelayRequest, RelayTransaction } from './relay.entity.ts';
@@ -101,7 +101,7 @@ export async function replace(
       wallet: wallet.address,
       nonce: request.nonce,
       kind: filler ? 'filler' : 'call',
-      hash: keccak256(raw).toLowerCase(),
+      hash: keccakHex(raw),
       raw,
       gasLimit: gasLimit.toString(),
       maxFee: fees.maxFee.toString(),

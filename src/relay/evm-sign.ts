@@ -1,5 +1,5 @@
-import { keccak_256 } from '@noble/hashes/sha3';
 import { signRecoverable } from 'tiny-secp256k1';
+import { keccakBytes } from '../chains/evm/keccak.ts';
 
 /**
  * Signing a relay transaction without ethers' `Wallet.signTransaction`, byte for byte what it signs
@@ -60,12 +60,12 @@ export function signEvmTx(privateKey: Uint8Array, tx: EvmTx): string {
       data,
       [],
     ];
-    const sig = sign(keccak_256(typed(2, rlp(fields))), privateKey);
+    const sig = sign(keccakBytes(typed(2, rlp(fields))), privateKey);
     return hex(typed(2, rlp([...fields, int(BigInt(sig.recovery)), sig.r, sig.s])));
   }
   const base = [int(BigInt(tx.nonce)), int(tx.maxFee), int(tx.gasLimit), to, int(tx.value), data];
   const chainId = BigInt(tx.chainId);
-  const sig = sign(keccak_256(rlp([...base, int(chainId), int(0n), int(0n)])), privateKey);
+  const sig = sign(keccakBytes(rlp([...base, int(chainId), int(0n), int(0n)])), privateKey);
   return hex(rlp([...base, int(chainId * 2n + 35n + BigInt(sig.recovery)), sig.r, sig.s]));
 }
 
