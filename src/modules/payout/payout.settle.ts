@@ -36,10 +36,11 @@ export function decodeExecution(log: EvmLog): Execution | undefined {
   try {
     const [token, amount] = coder.decode(['address', 'uint256'], log.data);
     // The payout wallet and the token recur (remembered); a recipient is mostly new (hashed once, fast).
+    // A topic is a word: the case of its hex means nothing.
     return {
-      payer: nodeAddress(`0x${log.topics[1]!.slice(26)}`, 'payer'),
+      payer: nodeAddress(`0x${log.topics[1]!.slice(26).toLowerCase()}`, 'payer'),
       nonce: BigInt(log.topics[2]!).toString(),
-      recipient: checksumAddress(`0x${log.topics[3]!.slice(26)}`),
+      recipient: checksumAddress(`0x${log.topics[3]!.slice(26).toLowerCase()}`),
       token: nodeAddress(token as string, 'token'),
       amount: (amount as bigint).toString(),
       log,
