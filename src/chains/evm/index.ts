@@ -4,6 +4,7 @@ export type { BlockRef } from './blocks.ts';
 export { createEvmClient, type EvmClient, type EvmClientOptions, type EvmNetwork } from './client.ts';
 export { logMatches, unionFilter } from './logs-filter.ts';
 export type { EvmLog, LogFilter, LogRange } from './logs-parse.ts';
+export { wordAddress } from './logs-parse.ts';
 export type { LogChunk, LogScanOptions } from './logs-scan.ts';
 export type { BlockTag, ReadCall, ReadResult } from './reads.ts';
 export type { EndpointHealth } from './rpc/endpoints.ts';

@@ -73,6 +73,12 @@ export function parseLog(raw: unknown): EvmLog {
   };
 }
 
+/**
+ * The address in a 32-byte word (an indexed address topic, an ABI-encoded argument): its last 20
+ * bytes, as lowercase `0x` hex. The case of a node's hex means nothing, so it never decides a match.
+ */
+export const wordAddress = (word: string): string => `0x${word.slice(-40).toLowerCase()}`;
+
 /** Chain order: block, then position in the block. */
 export const byChainOrder = (a: EvmLog, b: EvmLog) =>
   a.blockNumber - b.blockNumber || a.logIndex - b.logIndex;

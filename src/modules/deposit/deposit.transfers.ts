@@ -1,5 +1,5 @@
 import { id as topicOf } from 'ethers';
-import type { EvmLog } from '../../chains/evm/index.ts';
+import { type EvmLog, wordAddress } from '../../chains/evm/index.ts';
 import { unavailable } from '../../errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { DepositNetwork } from './deposit.chain.ts';
@@ -40,9 +40,6 @@ export interface TokenTransfers {
   recipients: string[];
 }
 
-/** The lowercase 0x address in an indexed address topic. */
-const addressOf = (topic: string) => `0x${topic.slice(26).toLowerCase()}`;
-
 /**
  * The logs that are transfers of a configured token in the standard indexed layout, with their
  * recipients. A node's answer that could corrupt the statement's comma-separated columns (a comma in
@@ -60,7 +57,7 @@ export function tokenTransfers(network: DepositNetwork, logs: readonly EvmLog[])
       throw unavailable(`malformed node answer: a Transfer log of ${tx.slice(0, 80)}`);
     out.logs.push(log);
     out.tokens.push(index);
-    out.recipients.push(addressOf(topics[2]!));
+    out.recipients.push(wordAddress(topics[2]!));
   }
   return out;
 }
@@ -97,7 +94,7 @@ export function transferColumns(
     columns.logIndex.push(log.logIndex);
     columns.block.push(log.blockNumber);
     columns.blockHash.push(log.blockHash.toLowerCase());
-    columns.payer.push(addressOf(log.topics[1]!));
+    columns.payer.push(wordAddress(log.topics[1]!));
     columns.recipient.push(recipient);
     columns.amount.push(amount);
     columns.credited.push(credited);

@@ -1,6 +1,6 @@
 import { AbiCoder, getAddress } from 'ethers';
 import { checksumAddress } from '../../chains/evm/checksum.ts';
-import type { EvmLog } from '../../chains/evm/index.ts';
+import { type EvmLog, wordAddress } from '../../chains/evm/index.ts';
 import { nodeAddress } from '../../chains/evm/util.ts';
 import { confirmationsFor, type NetworkConfig } from '../../chains/networks.ts';
 import type { BlockHeader } from '../../chains/types.ts';
@@ -36,11 +36,10 @@ export function decodeExecution(log: EvmLog): Execution | undefined {
   try {
     const [token, amount] = coder.decode(['address', 'uint256'], log.data);
     // The payout wallet and the token recur (remembered); a recipient is mostly new (hashed once, fast).
-    // A topic is a word: the case of its hex means nothing.
     return {
-      payer: nodeAddress(`0x${log.topics[1]!.slice(26).toLowerCase()}`, 'payer'),
+      payer: nodeAddress(wordAddress(log.topics[1]!), 'payer'),
       nonce: BigInt(log.topics[2]!).toString(),
-      recipient: checksumAddress(`0x${log.topics[3]!.slice(26).toLowerCase()}`),
+      recipient: checksumAddress(wordAddress(log.topics[3]!)),
       token: nodeAddress(token as string, 'token'),
       amount: (amount as bigint).toString(),
       log,

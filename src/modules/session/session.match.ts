@@ -1,4 +1,4 @@
-import type { EvmLog } from '../../chains/evm/index.ts';
+import { type EvmLog, wordAddress } from '../../chains/evm/index.ts';
 import type { BlockHeader } from '../../chains/types.ts';
 import { executeBound } from '../../db/bulk.ts';
 import { untilApplied } from '../../db/fresh-reads.ts';
@@ -51,9 +51,6 @@ export function paymentEntries(network: SessionNetwork, logs: readonly EvmLog[])
   }
   return entries;
 }
-
-/** The address in a 32-byte ABI word (its last 20 bytes), lowercase. */
-const wordAddress = (word: string) => `0x${word.slice(-40).toLowerCase()}`;
 
 interface Candidate extends SnapshotRow {
   rule: 'order_ref' | 'reported';
